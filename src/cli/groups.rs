@@ -1,0 +1,51 @@
+//! `sidlens groups`: collision groups, largest first.
+
+use std::path::PathBuf;
+
+use sidlens::collision::Collisions;
+use sidlens::load::{ItemTexts, SidIndex};
+use sidlens::report::groups::{self, GroupFilter};
+use sidlens::report::text;
+
+use super::Globals;
+use super::output::{print_json, print_text};
+
+/// Arguments of `sidlens groups`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The SID index.
+    #[arg(long, value_name = "FILE")]
+    index: PathBuf,
+    /// Item metadata (`{"id": {"title": ...}}`) for titles.
+    #[arg(long, value_name = "FILE")]
+    items: Option<PathBuf>,
+    /// Only groups of at least this many items.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    min_size: usize,
+    /// Only the N largest groups.
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `sidlens groups`.
+pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
+    let index = SidIndex::load(&args.index, None)?;
+    let texts = args.items.as_deref().map(ItemTexts::load).transpose()?;
+    let collisions = Collisions::new(&index);
+    let filter = GroupFilter {
+        min_size: args.min_size,
+        top: args.top,
+    };
+    let rows = groups::group_rows(&index, &collisions, texts.as_ref(), filter);
+    if args.json {
+        return print_json(&rows);
+    }
+    if rows.is_empty() {
+        eprintln!("no collision groups of size >= {}", args.min_size.max(2));
+        return Ok(());
+    }
+    print_text(&text::render(&groups::table(&rows)))
+}

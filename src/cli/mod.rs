@@ -1,0 +1,70 @@
+//! Command-line front end: argument parsing (clap) and one module per subcommand. Each
+//! subcommand loads inputs through the library, asks it for a report, and prints it as a
+//! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
+
+mod groups;
+mod output;
+mod progress;
+mod stats;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Inspect Semantic-ID tokenizers for generative recommendation: collision groups,
+/// collision-corrected metrics (ItemHit/ItemNDCG) and zero-collision reassignment (ZCR).
+#[derive(Debug, Parser)]
+#[command(name = "sidlens", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Do not draw progress bars on stderr.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Collision statistics of an index (collision rate, g_max, capacity, per-level usage).
+    Stats(stats::Args),
+    /// List collision groups, largest first, with item ids and titles.
+    Groups(groups::Args),
+}
+
+/// Global options every subcommand sees.
+#[derive(Debug, Clone, Copy)]
+pub struct Globals {
+    /// Draw no progress bars.
+    pub quiet: bool,
+}
+
+/// Parses the command line, runs it, and maps the outcome to an exit code:
+/// 0 ok, 1 runtime error, 2 usage error.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let globals = Globals { quiet: cli.quiet };
+    let result = match cli.command {
+        Some(Command::Stats(args)) => stats::run(args, globals),
+        Some(Command::Groups(args)) => groups::run(args, globals),
+        None => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sidlens: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

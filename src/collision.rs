@@ -1,0 +1,249 @@
+//! Collision groups (items sharing a whole SID) and prefix groups (items sharing the first
+//! L−1 codes). One sort of the items by SID gives both: groups are runs of equal keys, and
+//! prefix groups are runs of groups with equal prefixes.
+
+use rayon::prelude::*;
+
+use crate::load::SidIndex;
+use crate::sid::{self, SidKey};
+
+/// Items grouped by SID. Group ids are dense (`0..n_groups`) in ascending SID order; every
+/// distinct SID is a group, and a *collision group* is a group of two or more items.
+#[derive(Debug, Clone)]
+pub struct Collisions {
+    n_levels: usize,
+    order: Vec<u32>,
+    starts: Vec<u32>,
+    keys: Vec<SidKey>,
+    group_of: Vec<u32>,
+}
+
+/// Items sharing the first L−1 codes: the unit ZCR works on. Covers the SID groups
+/// `first_group..end_group`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrefixGroup {
+    /// First SID group of this prefix.
+    pub first_group: u32,
+    /// One past the last SID group of this prefix.
+    pub end_group: u32,
+}
+
+impl Collisions {
+    /// Groups the items of `index` by SID.
+    pub fn new(index: &SidIndex) -> Self {
+        let n = index.n_items();
+        let order = sorted_positions(index);
+        let mut starts = Vec::with_capacity(n / 2 + 2);
+        let mut keys = Vec::with_capacity(n / 2 + 2);
+        let mut group_of = vec![0u32; n];
+        let mut prev: Option<SidKey> = None;
+        for (rank, &p) in order.iter().enumerate() {
+            let key = index.key(p as usize);
+            if prev != Some(key) {
+                starts.push(rank as u32);
+                keys.push(key);
+                prev = Some(key);
+            }
+            group_of[p as usize] = (keys.len() - 1) as u32;
+        }
+        starts.push(n as u32);
+        Collisions {
+            n_levels: index.n_levels(),
+            order,
+            starts,
+            keys,
+            group_of,
+        }
+    }
+
+    /// Number of distinct SIDs (groups, singletons included).
+    pub fn n_groups(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Number of items.
+    pub fn n_items(&self) -> usize {
+        self.group_of.len()
+    }
+
+    /// Number of levels of the SIDs.
+    pub fn n_levels(&self) -> usize {
+        self.n_levels
+    }
+
+    /// The item positions of group `g`, in file order.
+    pub fn items(&self, g: u32) -> &[u32] {
+        &self.order[self.starts[g as usize] as usize..self.starts[g as usize + 1] as usize]
+    }
+
+    /// The number of items sharing group `g`'s SID.
+    pub fn size(&self, g: u32) -> u32 {
+        self.starts[g as usize + 1] - self.starts[g as usize]
+    }
+
+    /// The SID key of group `g`.
+    pub fn key(&self, g: u32) -> SidKey {
+        self.keys[g as usize]
+    }
+
+    /// The SID group of the item at `position`.
+    pub fn group_of(&self, position: usize) -> u32 {
+        self.group_of[position]
+    }
+
+    /// The group whose SID has `key`, if any item has that SID.
+    pub fn find(&self, key: SidKey) -> Option<u32> {
+        self.keys.binary_search(&key).ok().map(|g| g as u32)
+    }
+
+    /// Collision groups (size > 1), largest first, then in SID order.
+    pub fn collision_groups(&self) -> Vec<u32> {
+        let mut groups: Vec<u32> = (0..self.n_groups() as u32)
+            .filter(|&g| self.size(g) > 1)
+            .collect();
+        groups.sort_by_key(|&g| std::cmp::Reverse(self.size(g)));
+        groups
+    }
+
+    /// Prefix groups (first L−1 codes; for L = 1 every item shares the empty prefix), in SID order.
+    pub fn prefix_groups(&self) -> Vec<PrefixGroup> {
+        self.runs_at_depth(self.n_levels - 1)
+    }
+
+    /// Runs of groups sharing their first `depth` codes, in SID order.
+    pub fn runs_at_depth(&self, depth: usize) -> Vec<PrefixGroup> {
+        let mut runs = Vec::new();
+        let mut first = 0u32;
+        for g in 1..=self.n_groups() {
+            let boundary = g == self.n_groups()
+                || sid::prefix_key(self.keys[g], self.n_levels, depth)
+                    != sid::prefix_key(self.keys[g - 1], self.n_levels, depth);
+            if boundary {
+                runs.push(PrefixGroup {
+                    first_group: first,
+                    end_group: g as u32,
+                });
+                first = g as u32;
+            }
+        }
+        runs
+    }
+
+    /// The item positions of a prefix group, grouped by SID (a SID group's items are contiguous).
+    pub fn prefix_items(&self, p: PrefixGroup) -> &[u32] {
+        &self.order[self.starts[p.first_group as usize] as usize
+            ..self.starts[p.end_group as usize] as usize]
+    }
+
+    /// Number of items in a prefix group.
+    pub fn prefix_size(&self, p: PrefixGroup) -> u32 {
+        self.starts[p.end_group as usize] - self.starts[p.first_group as usize]
+    }
+
+    /// Whether a prefix group contains a collision (two items with the same last code).
+    pub fn prefix_has_collision(&self, p: PrefixGroup) -> bool {
+        (p.first_group..p.end_group).any(|g| self.size(g) > 1)
+    }
+
+    /// The prefix group that contains SID group `g`.
+    pub fn prefix_of_group(&self, g: u32) -> PrefixGroup {
+        let depth = self.n_levels - 1;
+        let prefix = sid::prefix_key(self.keys[g as usize], self.n_levels, depth);
+        let same = |h: usize| sid::prefix_key(self.keys[h], self.n_levels, depth) == prefix;
+        let mut first = g as usize;
+        while first > 0 && same(first - 1) {
+            first -= 1;
+        }
+        let mut end = g as usize + 1;
+        while end < self.n_groups() && same(end) {
+            end += 1;
+        }
+        PrefixGroup {
+            first_group: first as u32,
+            end_group: end as u32,
+        }
+    }
+}
+
+/// Item positions sorted by (SID, position). Keys are packed as tightly as V allows so that
+/// the common case sorts plain `u64`s.
+fn sorted_positions(index: &SidIndex) -> Vec<u32> {
+    let n = index.n_items();
+    let bits_per_level =
+        usize::BITS as usize - (index.codebook_size().max(2) - 1).leading_zeros() as usize;
+    let key_bits = bits_per_level * index.n_levels();
+    let compact = |p: usize| -> u128 {
+        index
+            .codes(p)
+            .iter()
+            .fold(0u128, |k, &c| (k << bits_per_level) | u128::from(c))
+    };
+    if key_bits + 32 <= 64 {
+        let mut v: Vec<u64> = (0..n)
+            .into_par_iter()
+            .map(|p| ((compact(p) as u64) << 32) | p as u64)
+            .collect();
+        v.par_sort_unstable();
+        v.into_iter().map(|x| x as u32).collect()
+    } else if key_bits + 32 <= 128 {
+        let mut v: Vec<u128> = (0..n)
+            .into_par_iter()
+            .map(|p| (compact(p) << 32) | p as u128)
+            .collect();
+        v.par_sort_unstable();
+        v.into_iter().map(|x| x as u32).collect()
+    } else {
+        let mut v: Vec<(SidKey, u32)> = (0..n)
+            .into_par_iter()
+            .map(|p| (index.key(p), p as u32))
+            .collect();
+        v.par_sort_unstable();
+        v.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    pub(crate) fn index(text: &str) -> SidIndex {
+        SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap()
+    }
+
+    #[test]
+    fn groups_and_prefix_groups() {
+        let idx = index(
+            r#"{"0": [1, 1, 1], "1": [1, 1, 2], "2": [2, 2, 2], "3": [2, 2, 2],
+                "4": [1, 1, 1], "5": [0, 9, 9], "6": [2, 2, 2]}"#,
+        );
+        let c = Collisions::new(&idx);
+        assert_eq!(c.n_groups(), 4);
+        let cg = c.collision_groups();
+        assert_eq!(cg.len(), 2);
+        assert_eq!(c.size(cg[0]), 3);
+        assert_eq!(c.items(cg[0]), &[2, 3, 6]);
+        assert_eq!(c.items(cg[1]), &[0, 4]);
+        assert_eq!(c.find(sid::sid_key(&[1, 1, 2])), Some(c.group_of(1)));
+        assert_eq!(c.find(sid::sid_key(&[1, 1, 3])), None);
+        let pg = c.prefix_groups();
+        assert_eq!(pg.len(), 3);
+        let sizes: Vec<u32> = pg.iter().map(|&p| c.prefix_size(p)).collect();
+        assert_eq!(sizes, vec![1, 3, 3]);
+        assert!(c.prefix_has_collision(pg[1]));
+        assert_eq!(c.prefix_items(pg[1]), &[0, 4, 1]);
+        assert_eq!(c.prefix_of_group(c.group_of(1)), pg[1]);
+        assert_eq!(c.runs_at_depth(0).len(), 1);
+    }
+
+    #[test]
+    fn wide_codebooks_and_many_levels_sort_the_same() {
+        let a = index(
+            r#"{"0": [60000, 5, 5, 5, 5, 5, 5, 5], "1": [3, 5, 5, 5, 5, 5, 5, 5], "2": [60000, 5, 5, 5, 5, 5, 5, 5]}"#,
+        );
+        let c = Collisions::new(&a);
+        assert_eq!(c.n_groups(), 2);
+        assert_eq!(c.items(0), &[1]);
+        assert_eq!(c.items(1), &[0, 2]);
+    }
+}

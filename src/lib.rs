@@ -1,0 +1,16 @@
+//! sidlens: inspect Semantic-ID tokenizers for generative recommendation.
+//!
+//! The library holds the whole domain (loading, collision analysis, collision-corrected
+//! metrics, zero-collision reassignment, projection, reports); the CLI and the TUI in the
+//! binary are thin front ends over it, so every number the TUI shows is scriptable.
+
+pub mod collision;
+pub mod error;
+pub mod load;
+pub mod output;
+pub mod progress;
+pub mod report;
+pub mod sid;
+pub mod stats;
+
+pub use error::{Error, Result};

@@ -1,0 +1,197 @@
+//! Item ids as written in the input files, stored compactly (one text arena) with a lookup
+//! from id to position. Ids that are plain integers — the usual case — get a dense table.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// The item ids of an index, in file order, with O(1) lookup by id.
+#[derive(Debug, Clone, Default)]
+pub struct ItemIds {
+    text: String,
+    ends: Vec<usize>,
+    lookup: IdLookup,
+}
+
+#[derive(Debug, Clone)]
+enum IdLookup {
+    /// Every id so far is a canonical integer; `table[id]` is its position or `ABSENT`.
+    Dense(Vec<u32>),
+    Map(HashMap<Box<str>, u32>),
+}
+
+impl Default for IdLookup {
+    fn default() -> Self {
+        IdLookup::Dense(Vec::new())
+    }
+}
+
+const ABSENT: u32 = u32::MAX;
+
+/// The integer value of `id` when it is written canonically (`0`, or no leading zero).
+pub fn canonical_integer(id: &str) -> Option<u64> {
+    let b = id.as_bytes();
+    if b.is_empty() || b.len() > 19 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if b.len() > 1 && b[0] == b'0' {
+        return None;
+    }
+    id.parse().ok()
+}
+
+impl ItemIds {
+    /// An empty id list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of ids.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no ids.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The id at `position`.
+    pub fn get(&self, position: usize) -> &str {
+        let start = if position == 0 {
+            0
+        } else {
+            self.ends[position - 1]
+        };
+        &self.text[start..self.ends[position]]
+    }
+
+    /// All ids in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Appends `id`; when it is already present returns `Err(existing position)`.
+    pub fn push(&mut self, id: &str) -> Result<usize, usize> {
+        let position = self.len();
+        if position >= ABSENT as usize {
+            // Far beyond any realistic catalog; keep the lookup sound anyway.
+            return Err(position);
+        }
+        if let Some(existing) = self.position(id) {
+            return Err(existing);
+        }
+        let dense_slot = match (&self.lookup, canonical_integer(id)) {
+            (IdLookup::Dense(table), Some(v)) => {
+                let limit = 4 * (position as u64 + 1) + 1024;
+                (v < limit.max(table.len() as u64)).then_some(v as usize)
+            }
+            _ => None,
+        };
+        match (&mut self.lookup, dense_slot) {
+            (IdLookup::Dense(table), Some(slot)) => {
+                if slot >= table.len() {
+                    table.resize((slot + 1).max(table.len() * 3 / 2), ABSENT);
+                }
+                table[slot] = position as u32;
+            }
+            (IdLookup::Dense(_), None) => {
+                let mut map: HashMap<Box<str>, u32> = self
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (Box::from(s), i as u32))
+                    .collect();
+                map.insert(Box::from(id), position as u32);
+                self.lookup = IdLookup::Map(map);
+            }
+            (IdLookup::Map(map), _) => {
+                map.insert(Box::from(id), position as u32);
+            }
+        }
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+        Ok(position)
+    }
+
+    /// The position of `id`, if present.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        match &self.lookup {
+            IdLookup::Dense(table) => {
+                let v = canonical_integer(id)?;
+                let p = *table.get(usize::try_from(v).ok()?)?;
+                (p != ABSENT).then_some(p as usize)
+            }
+            IdLookup::Map(map) => map.get(id).map(|&p| p as usize),
+        }
+    }
+
+    /// Whether every id is a small canonical integer (dense ids such as `0..N`): then vector
+    /// files are addressed by id, as the CollisionGenRec layout does.
+    pub fn rows_are_ids(&self) -> bool {
+        matches!(self.lookup, IdLookup::Dense(_))
+    }
+
+    /// The row of the item at `position` in per-item vector files (latents, embeddings):
+    /// the id itself when ids are dense integers (`row i = item id i`), else the file position.
+    pub fn vector_row(&self, position: usize) -> usize {
+        if self.rows_are_ids() {
+            canonical_integer(self.get(position)).map_or(position, |v| v as usize)
+        } else {
+            position
+        }
+    }
+
+    /// Orders two positions by their ids: numerically when both are integers, else as text.
+    pub fn cmp_ids(&self, a: usize, b: usize) -> Ordering {
+        let (x, y) = (self.get(a), self.get(b));
+        match (canonical_integer(x), canonical_integer(y)) {
+            (Some(p), Some(q)) => p.cmp(&q),
+            _ => x.cmp(y),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_ids_use_the_dense_table() {
+        let mut ids = ItemIds::new();
+        for i in [3, 0, 2, 1] {
+            ids.push(&i.to_string()).unwrap();
+        }
+        assert!(ids.rows_are_ids());
+        assert_eq!(ids.position("2"), Some(2));
+        assert_eq!(ids.position("02"), None);
+        assert_eq!(ids.position("9"), None);
+        assert_eq!(ids.push("3"), Err(0));
+        assert_eq!(ids.vector_row(0), 3);
+        assert_eq!(ids.cmp_ids(0, 1), Ordering::Greater);
+    }
+
+    #[test]
+    fn text_ids_switch_to_a_map_and_keep_earlier_ids() {
+        let mut ids = ItemIds::new();
+        ids.push("10").unwrap();
+        ids.push("B00X").unwrap();
+        ids.push("99999999999").unwrap();
+        assert!(!ids.rows_are_ids());
+        assert_eq!(ids.position("10"), Some(0));
+        assert_eq!(ids.position("B00X"), Some(1));
+        assert_eq!(ids.push("B00X"), Err(1));
+        assert_eq!(ids.vector_row(2), 2);
+        assert_eq!(
+            ids.iter().collect::<Vec<_>>(),
+            ["10", "B00X", "99999999999"]
+        );
+    }
+
+    #[test]
+    fn sparse_large_integers_fall_back_to_a_map() {
+        let mut ids = ItemIds::new();
+        ids.push("0").unwrap();
+        ids.push("4000000000").unwrap();
+        assert!(!ids.rows_are_ids());
+        assert_eq!(ids.position("4000000000"), Some(1));
+    }
+}

@@ -1,0 +1,558 @@
+//! The SID index: `{"item id": ["<a_113>", "<b_148>", "<c_140>", "<d_41>"], ...}` (the LETTER /
+//! CollisionGenRec format), also with integer codes or one SID string per item. Parsed with a
+//! serde visitor straight into a flat code array, validated, and written back in the same format.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use super::ids::ItemIds;
+use super::read_input;
+use crate::error::{Error, Place, Result};
+use crate::output::write_atomically;
+use crate::sid::{self, Code, MAX_CODEBOOK_SIZE, MAX_LEVELS, SidKey};
+
+/// How the codes of each item are written in the file; output keeps the input's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexFormat {
+    /// `["<a_1>", "<b_2>"]`
+    Tokens,
+    /// `[1, 2]`
+    Integers,
+    /// `"<a_1><b_2>"`
+    SidString,
+}
+
+/// An item → SID mapping with L levels and codebook size V.
+#[derive(Debug, Clone)]
+pub struct SidIndex {
+    path: PathBuf,
+    ids: ItemIds,
+    codes: Vec<Code>,
+    n_levels: usize,
+    codebook_size: usize,
+    codebook_size_given: bool,
+    format: IndexFormat,
+}
+
+impl SidIndex {
+    /// Loads and validates an index file. `codebook_size` is V when known; otherwise V is
+    /// inferred as the largest code + 1 (see [`SidIndex::codebook_size_given`]).
+    pub fn load(path: &Path, codebook_size: Option<usize>) -> Result<Self> {
+        let bytes = read_input(path)?;
+        Self::parse(&bytes, path, codebook_size)
+    }
+
+    /// Parses index JSON held in memory; `path` is used in messages.
+    pub fn parse(bytes: &[u8], path: &Path, codebook_size: Option<usize>) -> Result<Self> {
+        super::reject_bom(bytes, path)?;
+        let mut builder = Builder::default();
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        IndexSeed(&mut builder)
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+            .map_err(|e| Error::json(path, &e))?;
+        let format = builder.format.unwrap_or(IndexFormat::Tokens);
+        Self::from_codes(
+            path,
+            builder.ids,
+            builder.codes,
+            builder.n_levels,
+            codebook_size,
+            format,
+        )
+    }
+
+    /// Builds an index from ids and a flat, row-major code array (`n_items × n_levels`),
+    /// validating it as a loaded file would be.
+    pub fn from_codes(
+        path: &Path,
+        ids: ItemIds,
+        codes: Vec<Code>,
+        n_levels: usize,
+        codebook_size: Option<usize>,
+        format: IndexFormat,
+    ) -> Result<Self> {
+        if ids.is_empty() {
+            return Err(Error::data(path, Place::File, "the index holds no items"));
+        }
+        if !(1..=MAX_LEVELS).contains(&n_levels) || codes.len() != ids.len() * n_levels {
+            return Err(Error::data(
+                path,
+                Place::File,
+                format!("an index needs 1 to {MAX_LEVELS} levels and n_items × levels codes"),
+            ));
+        }
+        let max_code = codes.iter().copied().max().unwrap_or(0) as usize;
+        let (codebook_size, given) = match codebook_size {
+            Some(v) => {
+                if !(1..=MAX_CODEBOOK_SIZE).contains(&v) {
+                    return Err(Error::Invalid(format!(
+                        "codebook size {v} is out of range (1 to {MAX_CODEBOOK_SIZE})"
+                    )));
+                }
+                if max_code >= v {
+                    let pos = codes.iter().position(|&c| c as usize >= v).unwrap_or(0);
+                    let (item, level) = (pos / n_levels, pos % n_levels);
+                    return Err(Error::data(
+                        path,
+                        Place::Item(ids.get(item).to_string()),
+                        format!(
+                            "code {} at level {} is not below the codebook size {v}",
+                            codes[pos],
+                            sid::level_letter(level)
+                        ),
+                    ));
+                }
+                (v, true)
+            }
+            None => (max_code + 1, false),
+        };
+        Ok(SidIndex {
+            path: path.to_path_buf(),
+            ids,
+            codes,
+            n_levels,
+            codebook_size,
+            codebook_size_given: given,
+            format,
+        })
+    }
+
+    /// The file this index was loaded from (or is named after).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of items.
+    pub fn n_items(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Number of levels L.
+    pub fn n_levels(&self) -> usize {
+        self.n_levels
+    }
+
+    /// Codebook size V (codes are `0..V`).
+    pub fn codebook_size(&self) -> usize {
+        self.codebook_size
+    }
+
+    /// Whether V was given by the user (`false`: inferred as the largest code + 1).
+    pub fn codebook_size_given(&self) -> bool {
+        self.codebook_size_given
+    }
+
+    /// The format the file was written in.
+    pub fn format(&self) -> IndexFormat {
+        self.format
+    }
+
+    /// The item ids, in file order.
+    pub fn ids(&self) -> &ItemIds {
+        &self.ids
+    }
+
+    /// The id of the item at `position`.
+    pub fn id(&self, position: usize) -> &str {
+        self.ids.get(position)
+    }
+
+    /// The codes of the item at `position`.
+    pub fn codes(&self, position: usize) -> &[Code] {
+        &self.codes[position * self.n_levels..(position + 1) * self.n_levels]
+    }
+
+    /// All codes, row-major `n_items × n_levels`.
+    pub fn all_codes(&self) -> &[Code] {
+        &self.codes
+    }
+
+    /// The packed key of the item's whole SID.
+    pub fn key(&self, position: usize) -> SidKey {
+        sid::sid_key(self.codes(position))
+    }
+
+    /// The item's SID as a string, `<a_1><b_2><c_3><d_4>`.
+    pub fn sid_string(&self, position: usize) -> String {
+        sid::format_sid(self.codes(position))
+    }
+
+    /// A copy with a new last-level code for every item (same ids, prefixes, format and V),
+    /// named after `path`. Used to write reassigned indexes.
+    pub fn with_last_codes(&self, path: &Path, last: &[Code]) -> SidIndex {
+        assert_eq!(last.len(), self.n_items(), "one last code per item");
+        let mut codes = self.codes.clone();
+        for (row, &c) in codes.chunks_exact_mut(self.n_levels).zip(last) {
+            row[self.n_levels - 1] = c;
+        }
+        SidIndex {
+            path: path.to_path_buf(),
+            codes,
+            codebook_size: self
+                .codebook_size
+                .max(last.iter().copied().max().unwrap_or(0) as usize + 1),
+            ..self.clone()
+        }
+    }
+
+    /// Writes the index as JSON in its format (`{"0": ["<a_1>", ...], ...}`, the layout
+    /// Python's `json.dump` gives).
+    pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(b"{")?;
+        for i in 0..self.n_items() {
+            if i > 0 {
+                out.write_all(b", ")?;
+            }
+            serde_json::to_writer(&mut *out, self.id(i))?;
+            out.write_all(b": ")?;
+            match self.format {
+                IndexFormat::SidString => write!(out, "\"{}\"", self.sid_string(i))?,
+                IndexFormat::Tokens | IndexFormat::Integers => {
+                    out.write_all(b"[")?;
+                    for (level, &c) in self.codes(i).iter().enumerate() {
+                        if level > 0 {
+                            out.write_all(b", ")?;
+                        }
+                        if self.format == IndexFormat::Tokens {
+                            write!(out, "\"<{}_{}>\"", sid::level_letter(level), c)?;
+                        } else {
+                            write!(out, "{c}")?;
+                        }
+                    }
+                    out.write_all(b"]")?;
+                }
+            }
+        }
+        out.write_all(b"}")
+    }
+
+    /// Writes the index to `path` atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomically(path, |w| self.write_json(w))
+    }
+}
+
+/// Collects ids and codes while the JSON is parsed.
+#[derive(Default)]
+struct Builder {
+    ids: ItemIds,
+    codes: Vec<Code>,
+    n_levels: usize,
+    format: Option<IndexFormat>,
+}
+
+impl Builder {
+    fn current_id(&self) -> &str {
+        self.ids.get(self.ids.len() - 1)
+    }
+
+    fn item_error<E: de::Error>(&self, message: impl fmt::Display) -> E {
+        E::custom(format_args!("item \"{}\": {message}", self.current_id()))
+    }
+
+    fn note_format<E: de::Error>(&mut self, format: IndexFormat) -> Result<(), E> {
+        match self.format {
+            None => {
+                self.format = Some(format);
+                Ok(())
+            }
+            Some(f) if f == format => Ok(()),
+            Some(_) => Err(self.item_error(
+                "mixes code formats (tokens like \"<a_1>\", integers, SID strings) with earlier items",
+            )),
+        }
+    }
+
+    /// Called when an item's codes are complete.
+    fn finish_item<E: de::Error>(&mut self, n: usize) -> Result<(), E> {
+        if n == 0 {
+            return Err(self.item_error("has no codes"));
+        }
+        if self.ids.len() == 1 {
+            self.n_levels = n;
+        } else if n != self.n_levels {
+            return Err(self.item_error(format_args!(
+                "has {n} levels, but earlier items have {} (inconsistent L)",
+                self.n_levels
+            )));
+        }
+        Ok(())
+    }
+
+    fn push_code<E: de::Error>(&mut self, level: usize, code: Code) -> Result<(), E> {
+        if level >= MAX_LEVELS {
+            return Err(self.item_error(format_args!("has more than {MAX_LEVELS} levels")));
+        }
+        self.codes.push(code);
+        Ok(())
+    }
+}
+
+struct IndexSeed<'a>(&'a mut Builder);
+
+impl<'de> DeserializeSeed<'de> for IndexSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IndexSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object mapping item ids to SIDs")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(KeySeed(self.0))?.is_some() {
+            map.next_value_seed(CodesSeed(self.0))?;
+        }
+        Ok(())
+    }
+}
+
+struct KeySeed<'a>(&'a mut Builder);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an item id")
+    }
+
+    fn visit_str<E: de::Error>(self, id: &str) -> Result<(), E> {
+        match self.0.ids.push(id) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(E::custom(format_args!(
+                "item \"{id}\": duplicate item id (it appears earlier in the file)"
+            ))),
+        }
+    }
+}
+
+struct CodesSeed<'a>(&'a mut Builder);
+
+impl<'de> DeserializeSeed<'de> for CodesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CodesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(
+            "a list of tokens like [\"<a_1>\", \"<b_2>\"], a list of integers, or a SID string",
+        )
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut level = 0;
+        while seq
+            .next_element_seed(TokenSeed {
+                builder: &mut *self.0,
+                level,
+            })?
+            .is_some()
+        {
+            level += 1;
+        }
+        self.0.finish_item(level)
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.0.note_format(IndexFormat::SidString)?;
+        let mut codes = Vec::with_capacity(MAX_LEVELS);
+        sid::parse_sid(s, &mut codes).map_err(|e| self.0.item_error(e))?;
+        for (level, &c) in codes.iter().enumerate() {
+            self.0.push_code(level, c)?;
+        }
+        self.0.finish_item(codes.len())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Err(self.0.item_error("has null instead of codes"))
+    }
+}
+
+struct TokenSeed<'a> {
+    builder: &'a mut Builder,
+    level: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for TokenSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TokenSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a token like \"<a_1>\" or a non-negative integer code")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.builder.note_format(IndexFormat::Tokens)?;
+        let code = sid::parse_token(s, self.level).map_err(|e| self.builder.item_error(e))?;
+        self.builder.push_code(self.level, code)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.builder.note_format(IndexFormat::Integers)?;
+        let code = Code::try_from(v).map_err(|_| {
+            self.builder.item_error(format_args!(
+                "code {v} at level {} is above {} (the largest supported)",
+                sid::level_letter(self.level),
+                MAX_CODEBOOK_SIZE - 1
+            ))
+        })?;
+        self.builder.push_code(self.level, code)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        if v >= 0 {
+            return self.visit_u64(v as u64);
+        }
+        Err(self.builder.item_error(format_args!(
+            "negative code {v} at level {}",
+            sid::level_letter(self.level)
+        )))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        Err(self.builder.item_error(format_args!(
+            "code {v} at level {} is not an integer",
+            sid::level_letter(self.level)
+        )))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Err(self.builder.item_error(format_args!(
+            "null where the level-{} code was due",
+            sid::level_letter(self.level)
+        )))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Err(self.builder.item_error(format_args!(
+            "true/false where the level-{} code was due",
+            sid::level_letter(self.level)
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<SidIndex> {
+        SidIndex::parse(text.as_bytes(), Path::new("t.json"), None)
+    }
+
+    #[test]
+    fn reads_tokens_integers_and_sid_strings() {
+        let a = parse(r#"{"0": ["<a_1>", "<b_2>"], "1": ["<a_1>", "<b_3>"]}"#).unwrap();
+        assert_eq!((a.n_items(), a.n_levels(), a.codebook_size()), (2, 2, 4));
+        assert!(!a.codebook_size_given());
+        assert_eq!(a.codes(1), &[1, 3]);
+        assert_eq!(a.format(), IndexFormat::Tokens);
+        let b = parse(r#"{"7": [1, 2]}"#).unwrap();
+        assert_eq!(
+            (b.format(), b.id(0), b.codes(0)),
+            (IndexFormat::Integers, "7", &[1u16, 2][..])
+        );
+        let c = parse(r#"{"x": "<a_4> <b_5>"}"#).unwrap();
+        assert_eq!(
+            (c.format(), c.codes(0)),
+            (IndexFormat::SidString, &[4u16, 5][..])
+        );
+    }
+
+    #[test]
+    fn writes_back_in_the_input_format() {
+        for text in [
+            r#"{"0": ["<a_1>", "<b_2>"], "b\"q": ["<a_1>", "<b_3>"]}"#,
+            r#"{"0": [1, 2], "1": [1, 3]}"#,
+            r#"{"0": "<a_1><b_2>", "1": "<a_1><b_3>"}"#,
+        ] {
+            let idx = parse(text).unwrap();
+            let mut out = Vec::new();
+            idx.write_json(&mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn errors_name_the_item_and_the_line() {
+        let cases = [
+            (
+                r#"{"0": ["<a_1>", "<b_2>"], "1": ["<a_1>"]}"#,
+                "item \"1\": has 1 levels, but earlier items have 2",
+            ),
+            (
+                r#"{"0": ["<b_1>", "<a_2>"]}"#,
+                "item \"0\": token \"<b_1>\" is out of level order",
+            ),
+            (r#"{"0": ["<a_x>"]}"#, "item \"0\": malformed token"),
+            (r#"{"0": [1], "0": [2]}"#, "item \"0\": duplicate item id"),
+            (r#"{"0": [-1]}"#, "item \"0\": negative code -1"),
+            (
+                r#"{"0": [70000]}"#,
+                "item \"0\": code 70000 at level a is above 65535",
+            ),
+            (r#"{"0": []}"#, "item \"0\": has no codes"),
+            (r#"{"0": null}"#, "item \"0\": has null"),
+            (
+                r#"{"0": [1], "1": ["<a_1>"]}"#,
+                "item \"1\": mixes code formats",
+            ),
+            (
+                r#"{"0": [1, 2, 3, 4, 5, 6, 7, 8, 9]}"#,
+                "more than 8 levels",
+            ),
+            ("{}", "the index holds no items"),
+            ("[1, 2]", "expected a JSON object"),
+            (r#"{"0": [1,"#, "unexpected end of file"),
+        ];
+        for (text, want) in cases {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.starts_with("t.json"), "{err}");
+            assert!(err.contains(want), "{text}: got {err:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn codes_must_be_below_a_given_codebook_size() {
+        let text = r#"{"0": [1, 2], "5": [3, 9]}"#;
+        let err = SidIndex::parse(text.as_bytes(), Path::new("t.json"), Some(8)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.json: item \"5\": code 9 at level b is not below the codebook size 8"
+        );
+        let ok = SidIndex::parse(text.as_bytes(), Path::new("t.json"), Some(256)).unwrap();
+        assert!(ok.codebook_size_given());
+        assert_eq!(ok.codebook_size(), 256);
+    }
+
+    #[test]
+    fn with_last_codes_keeps_prefixes() {
+        let a = parse(r#"{"0": [1, 2], "1": [1, 2]}"#).unwrap();
+        let b = a.with_last_codes(Path::new("z.json"), &[2, 5]);
+        assert_eq!((b.codes(0), b.codes(1)), (&[1u16, 2][..], &[1u16, 5][..]));
+        assert_eq!(b.codebook_size(), 6);
+    }
+}

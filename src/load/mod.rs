@@ -1,0 +1,39 @@
+//! Loaders for every input sidlens reads: SID indexes, beam outputs, item metadata,
+//! interactions, vectors (.npy) and CollisionGenRec dataset directories.
+
+pub mod ids;
+pub mod index;
+pub mod items;
+
+pub use ids::ItemIds;
+pub use index::{IndexFormat, SidIndex};
+pub use items::{ItemInfo, ItemTexts};
+
+use std::path::Path;
+
+use crate::error::{Error, Place, Result};
+
+/// Reads a whole input file, with messages for the usual mistakes (a directory, a missing
+/// file, an empty file).
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    if path.is_dir() {
+        return Err(Error::data(path, Place::File, "is a directory, not a file"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::data(path, Place::File, "the file is empty"));
+    }
+    Ok(bytes)
+}
+
+/// Rejects a UTF-8 byte-order mark, which JSON forbids, with a message that says so.
+pub fn reject_bom(bytes: &[u8], path: &Path) -> Result<()> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(Error::data(
+            path,
+            Place::File,
+            "the file starts with a UTF-8 byte-order mark, which JSON does not allow; save it without BOM",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,8 @@
+//! The `sidlens` binary: a command-line front end (`cli`) and a terminal UI (`tui`) over the
+//! `sidlens` library.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,221 @@
+//! Index statistics: collision rate (the paper's definition), duplicate rate (LETTER's and
+//! MQL4GRec's), group sizes, prefix-group capacity, and per-level code utilisation.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::sid;
+
+/// Statistics of one index. Field names are the `sidlens stats --json` contract.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IndexStats {
+    /// Number of items.
+    pub n_items: usize,
+    /// Number of levels L.
+    pub n_levels: usize,
+    /// Codebook size V.
+    pub codebook_size: usize,
+    /// True when V was inferred as the largest code + 1 rather than given.
+    pub codebook_size_inferred: bool,
+    /// Number of distinct SIDs.
+    pub n_unique_sids: usize,
+    /// Number of SIDs shared by two or more items.
+    pub n_collision_groups: usize,
+    /// Items whose SID is shared with another item.
+    pub items_in_collisions: usize,
+    /// `items_in_collisions / n_items` — the paper's collision rate.
+    pub collision_rate: f64,
+    /// `(n_items − n_unique_sids) / n_items` — the rate LETTER and MQL4GRec print.
+    pub duplicate_rate: f64,
+    /// Size of the largest collision group (1 when there is no collision).
+    pub g_max: usize,
+    /// Number of SIDs of each group size, `{"1": 3000, "2": 300, ...}`.
+    pub group_size_histogram: BTreeMap<usize, usize>,
+    /// Number of distinct first-(L−1)-code prefixes.
+    pub n_prefix_groups: usize,
+    /// Size of the largest prefix group.
+    pub max_prefix_group_size: usize,
+    /// Whether every prefix group fits the last codebook (size ≤ V), the condition for a
+    /// zero-collision reassignment to exist.
+    pub capacity_ok: bool,
+    /// Prefix groups larger than V.
+    pub n_prefix_groups_over_capacity: usize,
+    /// Per-level utilisation and collisions at each prefix depth.
+    pub levels: Vec<LevelStats>,
+}
+
+/// Utilisation of one level's codebook and collisions of the prefix ending at that level.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LevelStats {
+    /// Level letter, `a` for the first.
+    pub level: String,
+    /// Distinct codes used at this level.
+    pub codes_used: usize,
+    /// `codes_used / V`.
+    pub utilisation: f64,
+    /// Shannon entropy of the code usage, in bits.
+    pub entropy_bits: f64,
+    /// Entropy divided by log2(V): 1 means perfectly uniform usage.
+    pub normalized_entropy: f64,
+    /// Gini coefficient of usage over all V codes (unused codes count as 0): 0 is uniform.
+    pub gini: f64,
+    /// Distinct prefixes made of the codes up to and including this level.
+    pub distinct_prefixes: usize,
+    /// Items whose prefix up to this level is shared with another item.
+    pub items_in_prefix_collisions: usize,
+    /// `items_in_prefix_collisions / n_items`.
+    pub prefix_collision_rate: f64,
+}
+
+impl IndexStats {
+    /// Computes the statistics of `index` from its grouping.
+    pub fn compute(index: &SidIndex, collisions: &Collisions) -> Self {
+        let n = index.n_items();
+        let v = index.codebook_size();
+        let mut histogram = BTreeMap::new();
+        let mut items_in_collisions = 0;
+        let mut n_collision_groups = 0;
+        let mut g_max = 0;
+        for g in 0..collisions.n_groups() as u32 {
+            let s = collisions.size(g) as usize;
+            *histogram.entry(s).or_insert(0) += 1;
+            g_max = g_max.max(s);
+            if s > 1 {
+                items_in_collisions += s;
+                n_collision_groups += 1;
+            }
+        }
+        let prefixes = collisions.prefix_groups();
+        let prefix_sizes = prefixes.iter().map(|&p| collisions.prefix_size(p) as usize);
+        let max_prefix_group_size = prefix_sizes.clone().max().unwrap_or(0);
+        let over = prefix_sizes.filter(|&s| s > v).count();
+        let levels = (0..index.n_levels())
+            .map(|level| level_stats(index, collisions, level))
+            .collect();
+        IndexStats {
+            n_items: n,
+            n_levels: index.n_levels(),
+            codebook_size: v,
+            codebook_size_inferred: !index.codebook_size_given(),
+            n_unique_sids: collisions.n_groups(),
+            n_collision_groups,
+            items_in_collisions,
+            collision_rate: items_in_collisions as f64 / n as f64,
+            duplicate_rate: (n - collisions.n_groups()) as f64 / n as f64,
+            g_max,
+            group_size_histogram: histogram,
+            n_prefix_groups: prefixes.len(),
+            max_prefix_group_size,
+            capacity_ok: over == 0,
+            n_prefix_groups_over_capacity: over,
+            levels,
+        }
+    }
+}
+
+fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> LevelStats {
+    let n = index.n_items();
+    let v = index.codebook_size();
+    let l = index.n_levels();
+    let mut counts = vec![0usize; v];
+    for row in index.all_codes().chunks_exact(l) {
+        counts[row[level] as usize] += 1;
+    }
+    let codes_used = counts.iter().filter(|&&c| c > 0).count();
+    let entropy_bits: f64 = counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum();
+    let runs = collisions.runs_at_depth(level + 1);
+    let items_in_prefix_collisions = runs
+        .iter()
+        .map(|&r| collisions.prefix_size(r) as usize)
+        .filter(|&s| s > 1)
+        .sum();
+    LevelStats {
+        level: sid::level_letter(level).to_string(),
+        codes_used,
+        utilisation: codes_used as f64 / v as f64,
+        entropy_bits,
+        normalized_entropy: if v > 1 {
+            entropy_bits / (v as f64).log2()
+        } else {
+            0.0
+        },
+        gini: gini(&mut counts),
+        distinct_prefixes: runs.len(),
+        items_in_prefix_collisions,
+        prefix_collision_rate: items_in_prefix_collisions as f64 / n as f64,
+    }
+}
+
+/// Gini coefficient of non-negative counts (0 = all equal, → 1 = all in one).
+fn gini(counts: &mut [usize]) -> f64 {
+    let total: usize = counts.iter().sum();
+    if total == 0 || counts.len() < 2 {
+        return 0.0;
+    }
+    counts.sort_unstable();
+    let n = counts.len() as f64;
+    let weighted: f64 = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (i as f64 + 1.0) * c as f64)
+        .sum();
+    (2.0 * weighted) / (n * total as f64) - (n + 1.0) / n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn paper_and_letter_rates_differ_as_defined() {
+        let idx = SidIndex::parse(
+            br#"{"0": [1, 1], "1": [1, 1], "2": [1, 1], "3": [1, 2], "4": [2, 0]}"#,
+            Path::new("t.json"),
+            Some(4),
+        )
+        .unwrap();
+        let s = IndexStats::compute(&idx, &Collisions::new(&idx));
+        assert_eq!(s.n_unique_sids, 3);
+        assert_eq!(s.items_in_collisions, 3);
+        assert_eq!(s.collision_rate, 3.0 / 5.0);
+        assert_eq!(s.duplicate_rate, 2.0 / 5.0);
+        assert_eq!(s.g_max, 3);
+        assert_eq!(s.group_size_histogram, BTreeMap::from([(1, 2), (3, 1)]));
+        assert_eq!((s.n_prefix_groups, s.max_prefix_group_size), (2, 4));
+        assert!(s.capacity_ok);
+        assert_eq!(s.levels[0].codes_used, 2);
+        assert_eq!(s.levels[0].items_in_prefix_collisions, 4);
+        assert_eq!(s.levels[1].items_in_prefix_collisions, 3);
+        assert!((s.levels[0].entropy_bits - 0.7219280948873623).abs() < 1e-12);
+    }
+
+    #[test]
+    fn capacity_fails_when_a_prefix_group_exceeds_v() {
+        let idx = SidIndex::parse(
+            br#"{"0": [0, 0], "1": [0, 0], "2": [0, 1]}"#,
+            Path::new("t"),
+            Some(2),
+        )
+        .unwrap();
+        let s = IndexStats::compute(&idx, &Collisions::new(&idx));
+        assert!(!s.capacity_ok);
+        assert_eq!(s.n_prefix_groups_over_capacity, 1);
+    }
+
+    #[test]
+    fn gini_extremes() {
+        assert_eq!(gini(&mut [5, 5, 5, 5]), 0.0);
+        assert!((gini(&mut [0, 0, 0, 8]) - 0.75).abs() < 1e-12);
+    }
+}
