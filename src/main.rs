@@ -2,6 +2,7 @@
 //! `sidlens` library.
 
 mod cli;
+mod tui;
 
 fn main() -> std::process::ExitCode {
     cli::main()

@@ -1,0 +1,888 @@
+//! The TUI's state in plain structs, and [`App::update`]: the only place it changes. Updates do
+//! no I/O; work that needs it (loading, evaluation, ZCR, t-SNE) is asked for through the
+//! returned [`Command`]s, which the event loop hands to `jobs`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::layout::Rect;
+use sidlens::load::ItemTexts;
+use sidlens::report::groups::GroupRow;
+
+use super::action::Action;
+use super::data::TokenizerData;
+use super::jobs::{JobEvent, JobMsg, Payload, Request, Target};
+use super::keys::Mode;
+use super::layout::{Layout, Pane, Target as Hit};
+use super::search::Query;
+use super::sources::{Sources, TokenizerSource};
+use super::theme::Theme;
+
+/// K values `+` and `-` step through.
+pub const K_STEPS: [usize; 4] = [1, 5, 10, 20];
+/// K when nothing says otherwise.
+pub const DEFAULT_K: usize = 10;
+/// The largest K accepted while no beams are loaded.
+const K_WITHOUT_BEAMS: usize = 20;
+/// Lines the mouse wheel moves.
+const WHEEL_LINES: usize = 3;
+
+/// Something the event loop must do for the app.
+#[derive(Debug)]
+pub enum Command {
+    /// Start a background job answering with this generation.
+    Start(Request, u64),
+}
+
+/// A piece of data that arrives in the background.
+#[derive(Debug, Clone)]
+pub enum Slot<T> {
+    /// Not given; the text says how to provide it.
+    Missing(String),
+    /// Being computed; the latest progress.
+    Loading(Option<Progress>),
+    /// Available.
+    Ready(T),
+    /// Could not be computed; the message names the file and the place.
+    Failed(String),
+}
+
+impl<T> Slot<T> {
+    /// The value, when ready.
+    pub fn ready(&self) -> Option<&T> {
+        match self {
+            Slot::Ready(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether it is still being computed.
+    pub fn is_loading(&self) -> bool {
+        matches!(self, Slot::Loading(_))
+    }
+}
+
+/// The latest progress of a job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// What it is doing.
+    pub stage: String,
+    /// Units done.
+    pub done: u64,
+    /// Units in the stage (0 when unknown).
+    pub total: u64,
+}
+
+/// Orders of the group list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// Largest group first (the library's order).
+    Size,
+    /// Most SID-level credit beyond item-level credit at K first (needs beams).
+    Inflation,
+    /// Largest ZCR saving over greedy in the group's prefix group first (needs vectors).
+    Saving,
+}
+
+impl SortKey {
+    /// The key's name in the pane title.
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Size => "size",
+            SortKey::Inflation => "inflation",
+            SortKey::Saving => "ZCR saving",
+        }
+    }
+
+    fn next(self) -> SortKey {
+        match self {
+            SortKey::Size => SortKey::Inflation,
+            SortKey::Inflation => SortKey::Saving,
+            SortKey::Saving => SortKey::Size,
+        }
+    }
+}
+
+/// What an open prompt is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `/`: a search query.
+    Search,
+    /// `K`: a cutoff.
+    K,
+    /// `m`: a minimum group size.
+    MinSize,
+}
+
+/// An open prompt and what has been typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// What it is for.
+    pub kind: PromptKind,
+    /// The text so far.
+    pub text: String,
+}
+
+/// An active search over the group list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    /// What was typed.
+    pub text: String,
+    /// The parsed query.
+    pub query: Query,
+    /// Positions in the list (not row ids) of matching groups, in list order.
+    pub matches: Vec<usize>,
+}
+
+/// How important a notice is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// For information.
+    Info,
+    /// Something did not work as asked.
+    Warn,
+}
+
+/// A one-line message in the status bar until the next key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// The message.
+    pub text: String,
+    /// How important it is.
+    pub level: Level,
+}
+
+/// The group list of one tokenizer: order after sort and filter, cursor and scroll.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListView {
+    /// Row ids (into `TokenizerData::rows`) in display order.
+    pub order: Vec<usize>,
+    /// Position of the selected row in `order`.
+    pub cursor: usize,
+    /// Position of the first visible row.
+    pub offset: usize,
+}
+
+/// One tokenizer as the app tracks it.
+#[derive(Debug)]
+pub struct Tokenizer {
+    /// Where it comes from.
+    pub source: TokenizerSource,
+    /// Its index, groups and rows.
+    pub data: Slot<Arc<TokenizerData>>,
+    /// Its group list.
+    pub view: ListView,
+    /// Lines the detail pane is scrolled down.
+    pub detail_scroll: usize,
+}
+
+impl Tokenizer {
+    /// The tokenizer's name.
+    pub fn name(&self) -> &str {
+        &self.source.name
+    }
+}
+
+/// The whole state of the TUI.
+#[derive(Debug)]
+pub struct App {
+    /// What the header calls the data.
+    pub title: String,
+    /// Colours.
+    pub theme: Theme,
+    /// Every tokenizer, in key order.
+    pub tokenizers: Vec<Tokenizer>,
+    /// The tokenizer shown.
+    pub selected: usize,
+    /// Item metadata shared by all tokenizers.
+    pub items: Slot<Arc<ItemTexts>>,
+    /// The focused pane.
+    pub focus: Pane,
+    /// Metrics or Scatter, whichever shares a slot in the three-pane layout.
+    pub companion: Pane,
+    /// How keys are read now.
+    pub mode: Mode,
+    /// The open prompt, if any.
+    pub prompt: Option<Prompt>,
+    /// Lines the help overlay is scrolled down.
+    pub help_scroll: usize,
+    /// The group order.
+    pub sort: SortKey,
+    /// Smallest group size listed.
+    pub min_size: usize,
+    /// The active search.
+    pub search: Option<Search>,
+    /// The metrics cutoff.
+    pub k: usize,
+    /// The terminal area.
+    pub area: Rect,
+    /// The status-bar message.
+    pub notice: Option<Notice>,
+    /// Set when the user asked to quit.
+    pub should_quit: bool,
+    generations: HashMap<Target, u64>,
+}
+
+impl App {
+    /// The app for `sources` before anything is loaded, and the commands that load it.
+    pub fn new(sources: &Sources, theme: Theme, area: Rect) -> (App, Vec<Command>) {
+        let tokenizers = sources
+            .tokenizers
+            .iter()
+            .map(|source| Tokenizer {
+                source: source.clone(),
+                data: Slot::Loading(None),
+                view: ListView::default(),
+                detail_scroll: 0,
+            })
+            .collect();
+        let items = if sources.items.is_some() {
+            Slot::Loading(None)
+        } else {
+            Slot::Missing("no item metadata: pass --items FILE for titles".into())
+        };
+        let app = App {
+            title: sources.title.clone(),
+            theme,
+            tokenizers,
+            selected: 0,
+            items,
+            focus: Pane::Groups,
+            companion: Pane::Metrics,
+            mode: Mode::Normal,
+            prompt: None,
+            help_scroll: 0,
+            sort: SortKey::Size,
+            min_size: 2,
+            search: None,
+            k: DEFAULT_K,
+            area,
+            notice: None,
+            should_quit: false,
+            generations: HashMap::new(),
+        };
+        (app, vec![Command::Start(Request::Load(sources.clone()), 0)])
+    }
+
+    /// The layout for the current terminal size.
+    pub fn layout(&self) -> Layout {
+        self.layout_for(self.area)
+    }
+
+    /// The layout for a given area (rendering passes the frame's).
+    pub fn layout_for(&self, area: Rect) -> Layout {
+        let names: Vec<&str> = self.tokenizers.iter().map(Tokenizer::name).collect();
+        Layout::compute(area, self.focus, self.companion, &names)
+    }
+
+    /// The tokenizer shown, if there is any.
+    pub fn tokenizer(&self) -> Option<&Tokenizer> {
+        self.tokenizers.get(self.selected)
+    }
+
+    /// The loaded data of the tokenizer shown.
+    pub fn data(&self) -> Option<&Arc<TokenizerData>> {
+        self.tokenizer().and_then(|t| t.data.ready())
+    }
+
+    /// The selected group's row, when the tokenizer is loaded and has collisions.
+    pub fn selected_row(&self) -> Option<&GroupRow> {
+        let t = self.tokenizer()?;
+        let row = *t.view.order.get(t.view.cursor)?;
+        t.data.ready()?.rows.get(row)
+    }
+
+    /// The largest K the loaded beams allow.
+    pub fn max_k(&self) -> usize {
+        K_WITHOUT_BEAMS
+    }
+
+    /// Whether any background job is still running.
+    pub fn busy(&self) -> bool {
+        self.items.is_loading() || self.tokenizers.iter().any(|t| t.data.is_loading())
+    }
+
+    /// Lines of group rows the group pane shows (its inside minus the header line).
+    pub fn list_height(&self) -> usize {
+        let layout = self.layout();
+        let pane = if layout.shows(Pane::Groups) {
+            Pane::Groups
+        } else {
+            layout.panes.first().map_or(Pane::Groups, |&(p, _)| p)
+        };
+        (layout.inner_height(pane) as usize)
+            .saturating_sub(1)
+            .max(1)
+    }
+
+    /// Carries out a user action.
+    pub fn update(&mut self, action: Action) -> Vec<Command> {
+        if !matches!(action, Action::Resize { .. }) {
+            self.notice = None;
+        }
+        match action {
+            Action::Quit => self.should_quit = true,
+            Action::Resize { width, height } => {
+                self.area = Rect::new(0, 0, width, height);
+                self.scroll_into_view();
+            }
+            Action::ToggleHelp => {
+                self.mode = if self.mode == Mode::Help {
+                    Mode::Normal
+                } else {
+                    self.help_scroll = 0;
+                    Mode::Help
+                };
+            }
+            Action::Up => self.step(-1),
+            Action::Down => self.step(1),
+            Action::PageUp => self.step(-(self.page() as isize)),
+            Action::PageDown => self.step(self.page() as isize),
+            Action::Top => self.step(isize::MIN / 2),
+            Action::Bottom => self.step(isize::MAX / 2),
+            Action::Left => self.set_focus(self.layout().neighbour(self.focus, false)),
+            Action::Right => self.set_focus(self.layout().neighbour(self.focus, true)),
+            Action::NextPane => self.set_focus(self.focus.next()),
+            Action::PrevPane => self.set_focus(self.focus.prev()),
+            Action::SelectTokenizer(i) => self.select_tokenizer(i),
+            Action::PrevTokenizer => {
+                let n = self.tokenizers.len().max(1);
+                self.select_tokenizer((self.selected + n - 1) % n);
+            }
+            Action::NextTokenizer => {
+                let n = self.tokenizers.len().max(1);
+                self.select_tokenizer((self.selected + 1) % n);
+            }
+            Action::Drill => self.drill(),
+            Action::Back => self.back(),
+            Action::StartSearch => self.open_prompt(PromptKind::Search),
+            Action::PromptK => self.open_prompt(PromptKind::K),
+            Action::PromptMinSize => self.open_prompt(PromptKind::MinSize),
+            Action::SearchNext => self.jump_to_match(true),
+            Action::SearchPrev => self.jump_to_match(false),
+            Action::CycleSort => self.cycle_sort(),
+            Action::KUp => self.step_k(true),
+            Action::KDown => self.step_k(false),
+            Action::Input(c) => self.type_char(c),
+            Action::InputBackspace => {
+                if let Some(p) = &mut self.prompt {
+                    p.text.pop();
+                }
+                self.after_typing();
+            }
+            Action::InputSubmit => self.submit_prompt(),
+            Action::InputCancel => self.cancel_prompt(),
+            Action::Click { column, row } => self.click(column, row),
+            Action::ScrollUp { column, row } => self.wheel(column, row, -1),
+            Action::ScrollDown { column, row } => self.wheel(column, row, 1),
+        }
+        Vec::new()
+    }
+
+    /// Takes in a message from a background job; messages of superseded requests are dropped.
+    pub fn on_job(&mut self, msg: JobMsg) -> Vec<Command> {
+        if self.generations.get(&msg.target).copied().unwrap_or(0) != msg.generation {
+            return Vec::new();
+        }
+        match (msg.target, msg.event) {
+            (target, JobEvent::Progress { stage, done, total }) => {
+                let progress = Progress { stage, done, total };
+                match target {
+                    Target::Items => set_progress(&mut self.items, progress),
+                    Target::Index(i) => {
+                        if let Some(t) = self.tokenizers.get_mut(i) {
+                            set_progress(&mut t.data, progress);
+                        }
+                    }
+                }
+            }
+            (_, JobEvent::Done(Payload::Items(texts))) => self.items = Slot::Ready(texts),
+            (Target::Index(i), JobEvent::Done(Payload::Index(data))) => {
+                if let Some(t) = self.tokenizers.get_mut(i) {
+                    t.data = Slot::Ready(data);
+                    self.rebuild_order(i);
+                }
+            }
+            (Target::Items, JobEvent::Failed(e)) => self.items = Slot::Failed(e),
+            (Target::Index(i), JobEvent::Failed(e)) => {
+                if let Some(t) = self.tokenizers.get_mut(i) {
+                    t.data = Slot::Failed(e);
+                }
+            }
+            (_, JobEvent::Done(_)) => {}
+        }
+        Vec::new()
+    }
+
+    fn say(&mut self, level: Level, text: impl Into<String>) {
+        self.notice = Some(Notice {
+            text: text.into(),
+            level,
+        });
+    }
+
+    fn set_focus(&mut self, pane: Pane) {
+        self.focus = pane;
+        if matches!(pane, Pane::Metrics | Pane::Scatter) {
+            self.companion = pane;
+        }
+        self.scroll_into_view();
+    }
+
+    fn page(&self) -> usize {
+        let layout = self.layout();
+        let pane = if layout.shows(self.focus) {
+            self.focus
+        } else {
+            Pane::Groups
+        };
+        (layout.inner_height(pane) as usize)
+            .saturating_sub(2)
+            .max(1)
+    }
+
+    /// Moves what the focused pane moves by `delta` lines.
+    fn step(&mut self, delta: isize) {
+        if self.mode == Mode::Help {
+            self.help_scroll = offset_by(self.help_scroll, delta, usize::MAX / 2);
+            return;
+        }
+        match self.focus {
+            Pane::Groups | Pane::Scatter => self.move_cursor(delta),
+            Pane::Detail => {
+                if let Some(t) = self.tokenizers.get_mut(self.selected) {
+                    t.detail_scroll = offset_by(t.detail_scroll, delta, usize::MAX / 2);
+                }
+            }
+            Pane::Metrics => {
+                let last = self.tokenizers.len().saturating_sub(1);
+                let i = offset_by(self.selected, delta, last);
+                self.select_tokenizer(i);
+            }
+        }
+    }
+
+    fn move_cursor(&mut self, delta: isize) {
+        let Some(t) = self.tokenizers.get_mut(self.selected) else {
+            return;
+        };
+        let last = t.view.order.len().saturating_sub(1);
+        let cursor = offset_by(t.view.cursor, delta, last);
+        if cursor != t.view.cursor {
+            t.view.cursor = cursor;
+            t.detail_scroll = 0;
+        }
+        self.scroll_into_view();
+    }
+
+    /// Keeps the selected group row on screen.
+    fn scroll_into_view(&mut self) {
+        let height = self.list_height();
+        if let Some(t) = self.tokenizers.get_mut(self.selected) {
+            t.view.offset = visible_offset(t.view.offset, t.view.cursor, height);
+        }
+    }
+
+    fn select_tokenizer(&mut self, i: usize) {
+        if i >= self.tokenizers.len() {
+            let n = self.tokenizers.len();
+            self.say(
+                Level::Warn,
+                format!(
+                    "no tokenizer {} (there {} {n})",
+                    i + 1,
+                    if n == 1 { "is" } else { "are" }
+                ),
+            );
+            return;
+        }
+        self.selected = i;
+        self.refresh_search();
+        self.scroll_into_view();
+    }
+
+    fn drill(&mut self) {
+        match self.focus {
+            Pane::Metrics => self.set_focus(Pane::Groups),
+            _ if self.selected_row().is_some() => self.set_focus(Pane::Detail),
+            _ => self.say(Level::Warn, "no collision group selected"),
+        }
+    }
+
+    fn back(&mut self) {
+        if self.focus == Pane::Detail {
+            self.set_focus(Pane::Groups);
+        } else if self.search.take().is_some() {
+            self.say(Level::Info, "search cleared");
+        }
+    }
+
+    fn open_prompt(&mut self, kind: PromptKind) {
+        self.prompt = Some(Prompt {
+            kind,
+            text: String::new(),
+        });
+        self.mode = Mode::Typing;
+    }
+
+    fn type_char(&mut self, c: char) {
+        let Some(p) = &mut self.prompt else {
+            return;
+        };
+        let numeric = matches!(p.kind, PromptKind::K | PromptKind::MinSize);
+        if numeric && !c.is_ascii_digit() {
+            return;
+        }
+        if p.text.chars().count() < 200 {
+            p.text.push(c);
+        }
+        self.after_typing();
+    }
+
+    /// Searches as the user types, so the list follows the query.
+    fn after_typing(&mut self) {
+        let Some(Prompt {
+            kind: PromptKind::Search,
+            text,
+        }) = self.prompt.clone()
+        else {
+            return;
+        };
+        self.set_search(&text);
+        self.jump_to_first_match();
+    }
+
+    fn submit_prompt(&mut self) {
+        let Some(prompt) = self.prompt.take() else {
+            return;
+        };
+        self.mode = Mode::Normal;
+        match prompt.kind {
+            PromptKind::Search => self.finish_search(&prompt.text),
+            PromptKind::K => match prompt.text.parse::<usize>() {
+                Ok(k) if (1..=self.max_k()).contains(&k) => self.set_k(k),
+                _ => self.say(
+                    Level::Warn,
+                    format!("K must be a whole number from 1 to {}", self.max_k()),
+                ),
+            },
+            PromptKind::MinSize => match prompt.text.parse::<usize>() {
+                Ok(m) if m >= 2 => self.set_min_size(m),
+                Err(_) if prompt.text.is_empty() => self.set_min_size(2),
+                _ => self.say(
+                    Level::Warn,
+                    "the minimum group size is a number of at least 2",
+                ),
+            },
+        }
+    }
+
+    fn cancel_prompt(&mut self) {
+        if let Some(p) = self.prompt.take()
+            && p.kind == PromptKind::Search
+        {
+            self.search = None;
+        }
+        self.mode = Mode::Normal;
+    }
+
+    fn set_search(&mut self, text: &str) {
+        let query = Query::parse(text);
+        if query == Query::Empty {
+            self.search = None;
+            return;
+        }
+        let matches = self.find_matches(&query);
+        self.search = Some(Search {
+            text: text.to_string(),
+            query,
+            matches,
+        });
+    }
+
+    fn find_matches(&self, query: &Query) -> Vec<usize> {
+        let Some(t) = self.tokenizer() else {
+            return Vec::new();
+        };
+        let Some(data) = t.data.ready() else {
+            return Vec::new();
+        };
+        t.view
+            .order
+            .iter()
+            .enumerate()
+            .filter(|&(_, &row)| query.matches(&data.rows[row]))
+            .map(|(pos, _)| pos)
+            .collect()
+    }
+
+    fn refresh_search(&mut self) {
+        if let Some(s) = &self.search {
+            let matches = self.find_matches(&s.query);
+            if let Some(s) = &mut self.search {
+                s.matches = matches;
+            }
+        }
+    }
+
+    fn finish_search(&mut self, text: &str) {
+        self.set_search(text);
+        let Some(search) = &self.search else {
+            return;
+        };
+        if search.matches.is_empty() {
+            let msg = self.explain_miss(&search.query, text);
+            self.say(Level::Warn, msg);
+        } else {
+            self.jump_to_first_match();
+            self.say_match_position();
+        }
+    }
+
+    /// Why a search found nothing, naming the item when the query is an id outside any group.
+    fn explain_miss(&self, query: &Query, text: &str) -> String {
+        if let (Some(id), Some(data)) = (query.as_item_id(), self.data())
+            && let Some(pos) = data.index.ids().position(id)
+        {
+            let group = data.collisions.group_of(pos);
+            if data.collisions.size(group) < 2 {
+                return format!(
+                    "item {id} has SID {} to itself: it is in no collision group",
+                    data.index.sid_string(pos)
+                );
+            }
+            return format!(
+                "item {id} is in a group of {} items, below the minimum size {}",
+                data.collisions.size(group),
+                self.min_size
+            );
+        }
+        format!("no group matches \"{text}\"")
+    }
+
+    fn jump_to_first_match(&mut self) {
+        let Some(first) = self
+            .search
+            .as_ref()
+            .and_then(|s| s.matches.first().copied())
+        else {
+            return;
+        };
+        self.set_cursor(first);
+    }
+
+    fn jump_to_match(&mut self, forward: bool) {
+        let Some(search) = &self.search else {
+            self.say(Level::Info, "no search: press / to search");
+            return;
+        };
+        if search.matches.is_empty() {
+            self.say(Level::Warn, format!("no group matches \"{}\"", search.text));
+            return;
+        }
+        let cursor = self.tokenizer().map_or(0, |t| t.view.cursor);
+        let matches = &search.matches;
+        let target = if forward {
+            matches.iter().find(|&&m| m > cursor).unwrap_or(&matches[0])
+        } else {
+            matches
+                .iter()
+                .rev()
+                .find(|&&m| m < cursor)
+                .unwrap_or(&matches[matches.len() - 1])
+        };
+        self.set_cursor(*target);
+        self.say_match_position();
+    }
+
+    fn say_match_position(&mut self) {
+        let Some(search) = &self.search else {
+            return;
+        };
+        let cursor = self.tokenizer().map_or(0, |t| t.view.cursor);
+        if let Some(i) = search.matches.iter().position(|&m| m == cursor) {
+            let text = format!(
+                "match {} of {} for \"{}\" (n/N for next/previous)",
+                i + 1,
+                search.matches.len(),
+                search.text
+            );
+            self.say(Level::Info, text);
+        }
+    }
+
+    fn set_cursor(&mut self, position: usize) {
+        if let Some(t) = self.tokenizers.get_mut(self.selected)
+            && position < t.view.order.len()
+        {
+            if t.view.cursor != position {
+                t.detail_scroll = 0;
+            }
+            t.view.cursor = position;
+        }
+        self.scroll_into_view();
+    }
+
+    fn cycle_sort(&mut self) {
+        self.sort = self.sort.next();
+        for i in 0..self.tokenizers.len() {
+            self.rebuild_order(i);
+        }
+        self.refresh_search();
+        let missing = match self.sort {
+            SortKey::Size => None,
+            SortKey::Inflation => Some("beams (metrics are not loaded)"),
+            SortKey::Saving => Some("latents and codebooks (reassignment is not loaded)"),
+        };
+        match missing {
+            Some(what) => self.say(
+                Level::Warn,
+                format!(
+                    "sorted by {}: needs {what}; largest first meanwhile",
+                    self.sort.label()
+                ),
+            ),
+            None => self.say(Level::Info, format!("sorted by {}", self.sort.label())),
+        }
+    }
+
+    fn set_min_size(&mut self, min_size: usize) {
+        self.min_size = min_size;
+        for i in 0..self.tokenizers.len() {
+            self.rebuild_order(i);
+        }
+        self.refresh_search();
+        self.say(Level::Info, format!("groups of at least {min_size} items"));
+    }
+
+    fn step_k(&mut self, up: bool) {
+        let max = self.max_k();
+        let next = if up {
+            K_STEPS.iter().copied().find(|&k| k > self.k && k <= max)
+        } else {
+            K_STEPS.iter().rev().copied().find(|&k| k < self.k)
+        };
+        match next {
+            Some(k) => self.set_k(k),
+            None => self.say(
+                Level::Info,
+                format!("K stays {} (K to type any K up to {max})", self.k),
+            ),
+        }
+    }
+
+    fn set_k(&mut self, k: usize) {
+        self.k = k;
+        if self.sort == SortKey::Inflation {
+            for i in 0..self.tokenizers.len() {
+                self.rebuild_order(i);
+            }
+            self.refresh_search();
+        }
+    }
+
+    /// Recomputes a tokenizer's list after new data, a new sort or a new filter, keeping the
+    /// selected group selected when it is still listed.
+    fn rebuild_order(&mut self, i: usize) {
+        let min_size = self.min_size;
+        let Some(t) = self.tokenizers.get_mut(i) else {
+            return;
+        };
+        let Some(data) = t.data.ready() else {
+            return;
+        };
+        let keep = t.view.order.get(t.view.cursor).copied();
+        let order: Vec<usize> = (0..data.rows.len())
+            .filter(|&r| data.rows[r].size >= min_size)
+            .collect();
+        t.view.cursor = keep
+            .and_then(|row| order.iter().position(|&r| r == row))
+            .unwrap_or(0);
+        t.view.order = order;
+        if i == self.selected {
+            self.scroll_into_view();
+        }
+    }
+
+    fn click(&mut self, column: u16, row: u16) {
+        if self.mode == Mode::Help {
+            self.mode = Mode::Normal;
+            return;
+        }
+        match self.layout().hit(column, row) {
+            Some(Hit::Tokenizer(i)) => self.select_tokenizer(i),
+            Some(Hit::PaneTab(pane)) => self.set_focus(pane),
+            Some(Hit::Pane { pane, row }) => {
+                self.set_focus(pane);
+                match (pane, row) {
+                    (Pane::Groups, Some(r)) if r >= 1 => {
+                        let offset = self.tokenizer().map_or(0, |t| t.view.offset);
+                        self.set_cursor(offset + r as usize - 1);
+                    }
+                    (Pane::Metrics, Some(r)) if r >= 1 && (r as usize) <= self.tokenizers.len() => {
+                        self.select_tokenizer(r as usize - 1);
+                    }
+                    _ => {}
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn wheel(&mut self, column: u16, row: u16, direction: isize) {
+        let delta = direction * WHEEL_LINES as isize;
+        if self.mode == Mode::Help {
+            self.step(delta);
+            return;
+        }
+        if let Some(Hit::Pane { pane, .. }) = self.layout().hit(column, row) {
+            let focus = self.focus;
+            self.focus = pane;
+            self.step(if pane == Pane::Metrics {
+                direction
+            } else {
+                delta
+            });
+            self.focus = focus;
+        }
+    }
+}
+
+fn set_progress<T>(slot: &mut Slot<T>, progress: Progress) {
+    if slot.is_loading() {
+        *slot = Slot::Loading(Some(progress));
+    }
+}
+
+/// `value + delta`, clamped to `0..=max`.
+fn offset_by(value: usize, delta: isize, max: usize) -> usize {
+    value.saturating_add_signed(delta).min(max)
+}
+
+/// The first visible line so that `cursor` is visible in a window of `height` lines, moving
+/// the window as little as possible from `offset`.
+pub fn visible_offset(offset: usize, cursor: usize, height: usize) -> usize {
+    let height = height.max(1);
+    if cursor < offset {
+        cursor
+    } else if cursor >= offset + height {
+        cursor + 1 - height
+    } else {
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_follow_the_cursor() {
+        assert_eq!(visible_offset(0, 3, 10), 0);
+        assert_eq!(visible_offset(0, 12, 10), 3);
+        assert_eq!(visible_offset(5, 2, 10), 2);
+        assert_eq!(visible_offset(5, 7, 0), 7);
+        assert_eq!(offset_by(3, -5, 10), 0);
+        assert_eq!(offset_by(3, 50, 10), 10);
+    }
+}

@@ -1,0 +1,365 @@
+//! Background work: loading, evaluation, ZCR and t-SNE run on their own threads and report
+//! `Progress / Done / Failed` over one channel. Every message carries its target and a
+//! generation, so the app drops results of requests it has since superseded; a newer request
+//! for the same target also cancels the older one through the library's `Progress::cancelled`.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::{Duration, Instant};
+
+use sidlens::collision::Collisions;
+use sidlens::load::{ItemTexts, SidIndex};
+use sidlens::progress::{CancelFlag, Progress};
+
+use super::data::TokenizerData;
+use super::sources::Sources;
+
+/// What a message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Item metadata.
+    Items,
+    /// Tokenizer n's index and groups.
+    Index(usize),
+}
+
+/// A message from a job to the UI thread.
+#[derive(Debug)]
+pub struct JobMsg {
+    /// What it is about.
+    pub target: Target,
+    /// Which request it answers.
+    pub generation: u64,
+    /// What happened.
+    pub event: JobEvent,
+}
+
+/// What happened in a job.
+#[derive(Debug)]
+pub enum JobEvent {
+    /// Work in progress: `done` of `total` units of `stage` (`total` 0 when unknown).
+    Progress {
+        /// Stage name, e.g. "reading index".
+        stage: String,
+        /// Units done.
+        done: u64,
+        /// Units in the stage (0 when unknown).
+        total: u64,
+    },
+    /// The result.
+    Done(Payload),
+    /// The job failed; the message names the file and the place.
+    Failed(String),
+}
+
+/// A job's result.
+#[derive(Debug)]
+pub enum Payload {
+    /// Item metadata.
+    Items(Arc<ItemTexts>),
+    /// A loaded tokenizer.
+    Index(Arc<TokenizerData>),
+}
+
+/// Work the app asks for.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// Load item metadata and every tokenizer's index (answers `Items` and each `Index(i)`).
+    Load(Sources),
+}
+
+impl Request {
+    /// The key under which a newer request cancels an older one.
+    fn slot(&self) -> &'static str {
+        match self {
+            Request::Load(_) => "load",
+        }
+    }
+}
+
+/// Runs jobs on threads and collects their messages.
+pub struct Jobs {
+    tx: Sender<JobMsg>,
+    rx: Receiver<JobMsg>,
+    running: HashMap<&'static str, Arc<CancelFlag>>,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        let (tx, rx) = channel();
+        Jobs {
+            tx,
+            rx,
+            running: HashMap::new(),
+        }
+    }
+}
+
+impl Jobs {
+    /// Starts `request` on a new thread, cancelling an older request of the same kind.
+    pub fn start(&mut self, request: Request, generation: u64) {
+        let cancel = Arc::new(CancelFlag::default());
+        if let Some(old) = self.running.insert(request.slot(), cancel.clone()) {
+            old.cancel();
+        }
+        let tx = self.tx.clone();
+        let name = format!("sidlens-job-{}", request.slot());
+        let spawned = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || run(request, generation, &cancel, &tx));
+        if let Err(e) = spawned {
+            let _ = self.tx.send(JobMsg {
+                target: Target::Items,
+                generation,
+                event: JobEvent::Failed(format!("could not start a background thread: {e}")),
+            });
+        }
+    }
+
+    /// The next message, if one is waiting.
+    pub fn try_recv(&self) -> Option<JobMsg> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Asks every running job to stop.
+    pub fn cancel_all(&mut self) {
+        for (_, flag) in self.running.drain() {
+            flag.cancel();
+        }
+    }
+}
+
+impl Drop for Jobs {
+    fn drop(&mut self) {
+        self.cancel_all();
+    }
+}
+
+/// Runs `request` on the calling thread, sending its messages to `tx`. A panic inside the
+/// library becomes a `Failed` message instead of taking the UI down.
+pub fn run(request: Request, generation: u64, cancel: &CancelFlag, tx: &Sender<JobMsg>) {
+    match request {
+        Request::Load(sources) => load(&sources, generation, cancel, tx),
+    }
+}
+
+/// Loads metadata and indexes in parallel; each tokenizer is reported as soon as it is ready.
+fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<JobMsg>) {
+    let send = |target, event| {
+        let _ = tx.send(JobMsg {
+            target,
+            generation,
+            event,
+        });
+    };
+    std::thread::scope(|scope| {
+        let texts_job = sources.items.as_ref().map(|path| {
+            spawn_named(scope, "items", move || {
+                let sink = Sink::new(tx, Target::Items, generation, cancel);
+                sink.stage("reading item metadata", 0);
+                guarded(|| ItemTexts::load(path).map_err(|e| e.to_string()))
+            })
+        });
+        let index_jobs: Vec<_> = sources
+            .tokenizers
+            .iter()
+            .enumerate()
+            .map(|(i, source)| {
+                spawn_named(scope, "index", move || {
+                    let sink = Sink::new(tx, Target::Index(i), generation, cancel);
+                    sink.stage("reading index", 0);
+                    guarded(|| {
+                        let index = SidIndex::load(&source.index, sources.codebook_size)
+                            .map_err(|e| e.to_string())?;
+                        sink.stage("grouping", 0);
+                        let collisions = Collisions::new(&index);
+                        Ok((index, collisions))
+                    })
+                })
+            })
+            .collect();
+        let texts = match texts_job.map(join) {
+            None => None,
+            Some(Ok(texts)) => {
+                let texts = Arc::new(texts);
+                send(Target::Items, JobEvent::Done(Payload::Items(texts.clone())));
+                Some(texts)
+            }
+            Some(Err(e)) => {
+                send(Target::Items, JobEvent::Failed(e));
+                None
+            }
+        };
+        for (i, job) in index_jobs.into_iter().enumerate() {
+            let event = join(job).and_then(|(index, collisions)| {
+                Sink::new(tx, Target::Index(i), generation, cancel).stage("listing groups", 0);
+                guarded(|| {
+                    Ok(TokenizerData::from_parts(
+                        index,
+                        collisions,
+                        texts.as_deref(),
+                    ))
+                })
+            });
+            let event = match event {
+                Ok(data) => JobEvent::Done(Payload::Index(Arc::new(data))),
+                Err(e) => JobEvent::Failed(e),
+            };
+            send(Target::Index(i), event);
+        }
+    });
+}
+
+type Loader<'scope, T> = Option<ScopedJoinHandle<'scope, Result<T, String>>>;
+
+/// Starts a named loader thread (names tell the panic hook it is not the UI thread).
+fn spawn_named<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope Scope<'scope, 'env>,
+    name: &str,
+    f: impl FnOnce() -> Result<T, String> + Send + 'scope,
+) -> Loader<'scope, T> {
+    std::thread::Builder::new()
+        .name(format!("sidlens-job-{name}"))
+        .spawn_scoped(scope, f)
+        .ok()
+}
+
+fn join<T>(handle: Loader<'_, T>) -> Result<T, String> {
+    match handle {
+        Some(h) => h
+            .join()
+            .unwrap_or_else(|_| Err("internal error: a loader thread stopped".into())),
+        None => Err("could not start a background thread".into()),
+    }
+}
+
+/// Runs `f`, turning a panic into an error message.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        Err(format!("internal error (please report): {what}"))
+    })
+}
+
+/// The library's progress events, forwarded over the channel at most every 50 ms.
+struct Sink<'a> {
+    tx: &'a Sender<JobMsg>,
+    target: Target,
+    generation: u64,
+    cancel: &'a CancelFlag,
+    state: Mutex<SinkState>,
+}
+
+struct SinkState {
+    stage: String,
+    done: u64,
+    total: u64,
+    sent: Option<Instant>,
+}
+
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+impl<'a> Sink<'a> {
+    fn new(
+        tx: &'a Sender<JobMsg>,
+        target: Target,
+        generation: u64,
+        cancel: &'a CancelFlag,
+    ) -> Self {
+        Sink {
+            tx,
+            target,
+            generation,
+            cancel,
+            state: Mutex::new(SinkState {
+                stage: String::new(),
+                done: 0,
+                total: 0,
+                sent: None,
+            }),
+        }
+    }
+
+    fn send(&self, state: &mut SinkState, force: bool) {
+        let due = state.sent.is_none_or(|t| t.elapsed() >= PROGRESS_INTERVAL);
+        if force || due || (state.total > 0 && state.done >= state.total) {
+            state.sent = Some(Instant::now());
+            let _ = self.tx.send(JobMsg {
+                target: self.target,
+                generation: self.generation,
+                event: JobEvent::Progress {
+                    stage: state.stage.clone(),
+                    done: state.done,
+                    total: state.total,
+                },
+            });
+        }
+    }
+}
+
+impl Progress for Sink<'_> {
+    fn stage(&self, name: &str, total: u64) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        state.stage = name.to_string();
+        state.done = 0;
+        state.total = total;
+        self.send(&mut state, true);
+    }
+
+    fn advance(&self, n: u64) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        state.done += n;
+        self.send(&mut state, false);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sources::TokenizerSource;
+    use super::*;
+
+    #[test]
+    fn load_reports_each_tokenizer_and_errors_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.json");
+        std::fs::write(&good, r#"{"1": [1, 2], "2": [1, 2], "3": [4, 5]}"#).unwrap();
+        let sources = Sources {
+            title: "t".into(),
+            tokenizers: vec![
+                TokenizerSource::index_only("good", &good),
+                TokenizerSource::index_only("missing", dir.path().join("nope.json")),
+            ],
+            ..Sources::default()
+        };
+        let (tx, rx) = channel();
+        run(Request::Load(sources), 7, &CancelFlag::default(), &tx);
+        drop(tx);
+        let msgs: Vec<JobMsg> = rx.iter().collect();
+        assert!(msgs.iter().all(|m| m.generation == 7));
+        let done = msgs.iter().find_map(|m| match (&m.target, &m.event) {
+            (Target::Index(0), JobEvent::Done(Payload::Index(d))) => Some(d.clone()),
+            _ => None,
+        });
+        assert_eq!(done.unwrap().rows[0].size, 2);
+        let failed = msgs.iter().find_map(|m| match (&m.target, &m.event) {
+            (Target::Index(1), JobEvent::Failed(e)) => Some(e.clone()),
+            _ => None,
+        });
+        assert!(failed.unwrap().contains("nope.json"));
+    }
+}

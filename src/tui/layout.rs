@@ -1,0 +1,418 @@
+//! Where things go for a terminal size. [`Layout::compute`] is pure and returns every rect it
+//! placed, so rendering and mouse hit-testing ([`Layout::hit`]) read the same geometry.
+//!
+//! ```text
+//! Grid (≥ 140x40)                      Three (≥ 100x28)         Tabs (≥ 60x15)
+//! ┌ header: title, tokenizers, K ──┐   header                   header
+//! │ Groups        │ Metrics        │   pane tabs                pane tabs
+//! │               ├────────────────┤   Groups │ Detail          one pane: the focused one
+//! ├───────────────┤ Scatter        │          │ Metrics/Scatter
+//! │ Detail        │                │   status                   status
+//! └ status, footer ────────────────┘   footer                   footer
+//! ```
+
+use ratatui::layout::{Position, Rect};
+
+/// The four panes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    /// The collision-group list.
+    Groups,
+    /// The selected group's items and its prefix group's reassignment.
+    Detail,
+    /// Hit vs ItemHit per tokenizer.
+    Metrics,
+    /// The t-SNE scatter of item embeddings.
+    Scatter,
+}
+
+impl Pane {
+    /// All panes in Tab order.
+    pub const ALL: [Pane; 4] = [Pane::Groups, Pane::Detail, Pane::Metrics, Pane::Scatter];
+
+    /// The pane's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Groups => "Groups",
+            Pane::Detail => "Detail",
+            Pane::Metrics => "Metrics",
+            Pane::Scatter => "Scatter",
+        }
+    }
+
+    fn index(self) -> usize {
+        Pane::ALL.iter().position(|&p| p == self).unwrap_or(0)
+    }
+
+    /// The next pane in Tab order.
+    pub fn next(self) -> Pane {
+        Pane::ALL[(self.index() + 1) % Pane::ALL.len()]
+    }
+
+    /// The previous pane in Tab order.
+    pub fn prev(self) -> Pane {
+        Pane::ALL[(self.index() + Pane::ALL.len() - 1) % Pane::ALL.len()]
+    }
+}
+
+/// How the panes share the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrangement {
+    /// All four panes at once.
+    Grid,
+    /// Groups, Detail, and Metrics or Scatter (whichever was used last).
+    Three,
+    /// One pane at a time, chosen by a tab bar.
+    Tabs,
+    /// Too small to show anything useful.
+    TooSmall,
+}
+
+/// Smallest terminal the TUI draws in.
+pub const MIN_SIZE: (u16, u16) = (60, 15);
+
+/// Where a screen cell lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A tokenizer tab in the header.
+    Tokenizer(usize),
+    /// A pane's tab in the tab bar.
+    PaneTab(Pane),
+    /// Inside a pane; `row` counts from the first line inside its border.
+    Pane {
+        /// The pane.
+        pane: Pane,
+        /// Line inside the border (0 = first), `None` on the border itself.
+        row: Option<u16>,
+    },
+}
+
+/// The geometry of one frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The whole terminal.
+    pub area: Rect,
+    /// How panes are arranged.
+    pub arrangement: Arrangement,
+    /// Title, tokenizer tabs, K.
+    pub header: Rect,
+    /// Hit areas of the tokenizer tabs, by tokenizer index (tabs that did not fit are absent).
+    pub tokenizer_tabs: Vec<(usize, Rect)>,
+    /// The pane tab bar (empty in the grid).
+    pub pane_bar: Rect,
+    /// Hit areas of the pane tabs.
+    pub pane_tabs: Vec<(Pane, Rect)>,
+    /// Visible panes and their outer rects (border included).
+    pub panes: Vec<(Pane, Rect)>,
+    /// Progress, notices and prompts.
+    pub status: Rect,
+    /// Key hints.
+    pub footer: Rect,
+}
+
+/// Width of the title at the left of the header.
+const TITLE_WIDTH: u16 = 22;
+/// Width kept free at the right of the header for "K=…".
+const K_WIDTH: u16 = 8;
+
+impl Layout {
+    /// Places everything for a terminal of `area`, with `focus` focused, `companion` (Metrics
+    /// or Scatter) sharing a slot in the three-pane arrangement, and these tokenizer names.
+    pub fn compute(area: Rect, focus: Pane, companion: Pane, tokenizers: &[&str]) -> Layout {
+        let empty = Rect::new(area.x, area.y, 0, 0);
+        let mut layout = Layout {
+            area,
+            arrangement: Arrangement::TooSmall,
+            header: empty,
+            tokenizer_tabs: Vec::new(),
+            pane_bar: empty,
+            pane_tabs: Vec::new(),
+            panes: Vec::new(),
+            status: empty,
+            footer: empty,
+        };
+        if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+            return layout;
+        }
+        layout.arrangement = if area.width >= 140 && area.height >= 40 {
+            Arrangement::Grid
+        } else if area.width >= 100 && area.height >= 28 {
+            Arrangement::Three
+        } else {
+            Arrangement::Tabs
+        };
+        let row = |y: u16, h: u16| Rect::new(area.x, y, area.width, h);
+        layout.header = row(area.y, 1);
+        layout.tokenizer_tabs = tokenizer_tabs(layout.header, tokenizers);
+        layout.footer = row(area.bottom() - 1, 1);
+        layout.status = row(area.bottom() - 2, 1);
+        let mut top = area.y + 1;
+        if layout.arrangement != Arrangement::Grid {
+            layout.pane_bar = row(top, 1);
+            layout.pane_tabs = pane_tabs(layout.pane_bar);
+            top += 1;
+        }
+        let body = Rect::new(area.x, top, area.width, area.bottom() - 2 - top);
+        layout.panes = match layout.arrangement {
+            Arrangement::Grid => grid(body, tokenizers.len()),
+            Arrangement::Three => {
+                let (left, right) = split_columns(body, body.width / 2);
+                let (up, down) = split_rows(right, right.height / 2);
+                let shared = if focus == Pane::Scatter || companion == Pane::Scatter {
+                    Pane::Scatter
+                } else {
+                    Pane::Metrics
+                };
+                vec![(Pane::Groups, left), (Pane::Detail, up), (shared, down)]
+            }
+            Arrangement::Tabs | Arrangement::TooSmall => vec![(focus, body)],
+        };
+        layout
+    }
+
+    /// The rect of a visible pane.
+    pub fn pane(&self, pane: Pane) -> Option<Rect> {
+        self.panes.iter().find(|(p, _)| *p == pane).map(|&(_, r)| r)
+    }
+
+    /// Whether a pane is on screen.
+    pub fn shows(&self, pane: Pane) -> bool {
+        self.pane(pane).is_some()
+    }
+
+    /// Lines inside a visible pane's border (0 when hidden).
+    pub fn inner_height(&self, pane: Pane) -> u16 {
+        self.pane(pane).map_or(0, |r| inner(r).height)
+    }
+
+    /// What is at a screen cell.
+    pub fn hit(&self, column: u16, row: u16) -> Option<Target> {
+        let at = Position::new(column, row);
+        if let Some(&(i, _)) = self.tokenizer_tabs.iter().find(|(_, r)| r.contains(at)) {
+            return Some(Target::Tokenizer(i));
+        }
+        if let Some(&(p, _)) = self.pane_tabs.iter().find(|(_, r)| r.contains(at)) {
+            return Some(Target::PaneTab(p));
+        }
+        let &(pane, rect) = self.panes.iter().find(|(_, r)| r.contains(at))?;
+        let content = inner(rect);
+        let row = content.contains(at).then(|| row - content.y);
+        Some(Target::Pane { pane, row })
+    }
+
+    /// The visible pane beside `from` on the left (`right == false`) or right: one aligned
+    /// with its top, else the one overlapping it most vertically; in tabs, the previous or
+    /// next tab.
+    pub fn neighbour(&self, from: Pane, right: bool) -> Pane {
+        if self.arrangement == Arrangement::Tabs || !self.shows(from) {
+            return if right { from.next() } else { from.prev() };
+        }
+        let Some(src) = self.pane(from) else {
+            return from;
+        };
+        self.panes
+            .iter()
+            .filter(|(_, r)| {
+                if right {
+                    r.x >= src.right()
+                } else {
+                    r.right() <= src.x
+                }
+            })
+            .max_by_key(|(_, r)| {
+                let overlap = r.bottom().min(src.bottom()) as i32 - r.y.max(src.y) as i32;
+                (r.y == src.y, overlap, -(r.y as i32))
+            })
+            .map_or(from, |&(p, _)| p)
+    }
+}
+
+/// The inside of a bordered pane.
+pub fn inner(rect: Rect) -> Rect {
+    Rect::new(
+        rect.x.saturating_add(1),
+        rect.y.saturating_add(1),
+        rect.width.saturating_sub(2),
+        rect.height.saturating_sub(2),
+    )
+}
+
+fn split_columns(r: Rect, left: u16) -> (Rect, Rect) {
+    (
+        Rect::new(r.x, r.y, left, r.height),
+        Rect::new(r.x + left, r.y, r.width - left, r.height),
+    )
+}
+
+fn split_rows(r: Rect, top: u16) -> (Rect, Rect) {
+    (
+        Rect::new(r.x, r.y, r.width, top),
+        Rect::new(r.x, r.y + top, r.width, r.height - top),
+    )
+}
+
+/// Groups over Detail on the left; Metrics (as tall as its rows need) over Scatter on the right.
+fn grid(body: Rect, n_tokenizers: usize) -> Vec<(Pane, Rect)> {
+    let (left, right) = split_columns(body, body.width / 2);
+    let (groups, detail) = split_rows(left, left.height / 2);
+    let wanted = (n_tokenizers as u16).saturating_add(8).max(10);
+    let (metrics, scatter) = split_rows(right, wanted.min(right.height / 2));
+    vec![
+        (Pane::Groups, groups),
+        (Pane::Detail, detail),
+        (Pane::Metrics, metrics),
+        (Pane::Scatter, scatter),
+    ]
+}
+
+/// Pane tabs " Groups " " Detail " … from the left of the bar.
+fn pane_tabs(bar: Rect) -> Vec<(Pane, Rect)> {
+    let mut x = bar.x;
+    let mut tabs = Vec::new();
+    for pane in Pane::ALL {
+        let w = pane.title().len() as u16 + 2;
+        if x + w > bar.right() {
+            break;
+        }
+        tabs.push((pane, Rect::new(x, bar.y, w, 1)));
+        x += w + 1;
+    }
+    tabs
+}
+
+/// Tokenizer tabs "1 name" between the title and K, names shortened until they fit.
+fn tokenizer_tabs(header: Rect, names: &[&str]) -> Vec<(usize, Rect)> {
+    let start = header.x + TITLE_WIDTH.min(header.width);
+    let room = header.right().saturating_sub(K_WIDTH).saturating_sub(start);
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let tab_width = |len: usize, i: usize| {
+        let digits = (i + 1).to_string().len();
+        (digits + 1 + len.min(names[i].chars().count()) + 2) as u16
+    };
+    let fits = |len: usize| {
+        let total: u16 = (0..names.len()).map(|i| tab_width(len, i)).sum();
+        total <= room
+    };
+    let len = (3..=longest.max(3)).rev().find(|&l| fits(l)).unwrap_or(3);
+    let mut x = start;
+    let mut tabs = Vec::new();
+    for i in 0..names.len() {
+        let w = tab_width(len, i);
+        if x + w > start + room {
+            break;
+        }
+        tabs.push((i, Rect::new(x, header.y, w, 1)));
+        x += w;
+    }
+    tabs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(w: u16, h: u16) -> Layout {
+        Layout::compute(
+            Rect::new(0, 0, w, h),
+            Pane::Groups,
+            Pane::Metrics,
+            &["rkmeans_native", "rqvae_native"],
+        )
+    }
+
+    fn no_overlap(l: &Layout) {
+        let mut rects: Vec<Rect> = l.panes.iter().map(|&(_, r)| r).collect();
+        rects.extend([l.header, l.status, l.footer]);
+        if l.pane_bar.height > 0 {
+            rects.push(l.pane_bar);
+        }
+        for (i, a) in rects.iter().enumerate() {
+            assert!(l.area.contains(a.as_position()) || a.area() == 0);
+            assert!(a.right() <= l.area.right() && a.bottom() <= l.area.bottom());
+            for b in &rects[i + 1..] {
+                assert!(!a.intersects(*b), "{a:?} overlaps {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn arrangements_by_size() {
+        assert_eq!(at(59, 30).arrangement, Arrangement::TooSmall);
+        assert_eq!(at(80, 14).arrangement, Arrangement::TooSmall);
+        let small = at(80, 24);
+        assert_eq!(small.arrangement, Arrangement::Tabs);
+        assert_eq!(small.panes.len(), 1);
+        assert_eq!(at(120, 30).arrangement, Arrangement::Three);
+        let big = at(160, 48);
+        assert_eq!(big.arrangement, Arrangement::Grid);
+        assert!(Pane::ALL.iter().all(|&p| big.shows(p)));
+        for (w, h) in [
+            (60, 15),
+            (80, 24),
+            (100, 28),
+            (139, 60),
+            (160, 48),
+            (300, 100),
+        ] {
+            no_overlap(&at(w, h));
+        }
+    }
+
+    #[test]
+    fn three_panes_swap_metrics_for_scatter() {
+        let r = Rect::new(0, 0, 120, 30);
+        let l = Layout::compute(r, Pane::Scatter, Pane::Metrics, &["a"]);
+        assert!(l.shows(Pane::Scatter) && !l.shows(Pane::Metrics));
+        let l = Layout::compute(r, Pane::Groups, Pane::Scatter, &["a"]);
+        assert!(l.shows(Pane::Scatter));
+    }
+
+    #[test]
+    fn hit_testing_follows_the_layout() {
+        let l = at(160, 48);
+        let groups = l.pane(Pane::Groups).unwrap();
+        assert_eq!(
+            l.hit(groups.x + 3, groups.y + 2),
+            Some(Target::Pane {
+                pane: Pane::Groups,
+                row: Some(1)
+            })
+        );
+        assert_eq!(
+            l.hit(groups.x, groups.y),
+            Some(Target::Pane {
+                pane: Pane::Groups,
+                row: None
+            })
+        );
+        let (i, tab) = l.tokenizer_tabs[1];
+        assert_eq!(l.hit(tab.x, tab.y), Some(Target::Tokenizer(i)));
+        let small = at(80, 24);
+        let (p, tab) = small.pane_tabs[2];
+        assert_eq!(small.hit(tab.x + 1, tab.y), Some(Target::PaneTab(p)));
+        assert_eq!(small.hit(0, 23), None);
+    }
+
+    #[test]
+    fn neighbours() {
+        let g = at(160, 48);
+        assert_eq!(g.neighbour(Pane::Groups, true), Pane::Metrics);
+        assert_eq!(g.neighbour(Pane::Detail, true), Pane::Scatter);
+        assert_eq!(g.neighbour(Pane::Scatter, false), Pane::Detail);
+        assert_eq!(g.neighbour(Pane::Groups, false), Pane::Groups);
+        let t = at(80, 24);
+        assert_eq!(t.neighbour(Pane::Groups, true), Pane::Detail);
+        assert_eq!(t.neighbour(Pane::Groups, false), Pane::Scatter);
+    }
+
+    #[test]
+    fn many_long_tokenizer_names_are_shortened_not_overlapping() {
+        let names = ["rkmeans_native_long_name"; 9];
+        let l = Layout::compute(Rect::new(0, 0, 80, 24), Pane::Groups, Pane::Metrics, &names);
+        assert!(!l.tokenizer_tabs.is_empty());
+        for w in l.tokenizer_tabs.windows(2) {
+            assert!(w[0].1.right() <= w[1].1.x);
+        }
+        assert!(l.tokenizer_tabs.last().unwrap().1.right() <= 80 - K_WIDTH);
+    }
+}

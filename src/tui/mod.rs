@@ -1,0 +1,157 @@
+//! The terminal UI: browse collision groups, compare tokenizers' metrics, inspect ZCR and see
+//! items in a t-SNE scatter. `run` owns the terminal and the event loop; state lives in `app`,
+//! drawing in `ui`, keys in `keys`, background work in `jobs`.
+
+pub mod action;
+pub mod app;
+pub mod data;
+pub mod jobs;
+pub mod keys;
+pub mod layout;
+pub mod search;
+pub mod sources;
+pub mod theme;
+pub mod ui;
+
+use std::io::{self, Stdout};
+use std::sync::Once;
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::layout::Rect;
+
+use self::action::Action;
+use self::app::{App, Command};
+use self::jobs::Jobs;
+use self::sources::Sources;
+use self::theme::Theme;
+
+/// How long the loop waits for input while background work is running (its progress shows).
+const BUSY_TICK: Duration = Duration::from_millis(40);
+/// How long it waits when nothing is running.
+const IDLE_TICK: Duration = Duration::from_millis(250);
+
+/// Opens the TUI on `sources` and runs until the user quits. The terminal is restored on
+/// return, on error and on panic.
+pub fn run(sources: Sources) -> anyhow::Result<()> {
+    let mut terminal = TerminalGuard::enter()?;
+    let size = terminal.0.size()?;
+    let area = Rect::new(0, 0, size.width, size.height);
+    let (mut app, commands) = App::new(&sources, Theme::from_env(), area);
+    let mut jobs = Jobs::default();
+    execute_all(&mut jobs, commands);
+    event_loop(&mut terminal.0, &mut app, &mut jobs)?;
+    jobs.cancel_all();
+    Ok(())
+}
+
+fn event_loop(
+    terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+    app: &mut App,
+    jobs: &mut Jobs,
+) -> anyhow::Result<()> {
+    let mut dirty = true;
+    loop {
+        if dirty {
+            terminal.draw(|frame| ui::render(app, frame))?;
+            dirty = false;
+        }
+        if app.should_quit {
+            return Ok(());
+        }
+        while let Some(msg) = jobs.try_recv() {
+            execute_all(jobs, app.on_job(msg));
+            dirty = true;
+        }
+        let mut timeout = if dirty {
+            Duration::ZERO
+        } else if app.busy() {
+            BUSY_TICK
+        } else {
+            IDLE_TICK
+        };
+        while event::poll(timeout)? {
+            timeout = Duration::ZERO;
+            let action = match event::read()? {
+                Event::Key(key) => keys::map(app.mode, app.focus, key),
+                Event::Mouse(mouse) => keys::map_mouse(mouse),
+                Event::Resize(width, height) => Some(Action::Resize { width, height }),
+                _ => None,
+            };
+            if let Some(action) = action {
+                execute_all(jobs, app.update(action));
+                dirty = true;
+            }
+            if app.should_quit {
+                break;
+            }
+        }
+    }
+}
+
+fn execute_all(jobs: &mut Jobs, commands: Vec<Command>) {
+    for command in commands {
+        match command {
+            Command::Start(request, generation) => jobs.start(request, generation),
+        }
+    }
+}
+
+/// The terminal in raw mode on the alternate screen with mouse capture; dropping it restores
+/// the terminal, and a panic on the UI thread restores it before the message is printed.
+struct TerminalGuard(Terminal<CrosstermBackend<Stdout>>);
+
+impl TerminalGuard {
+    fn enter() -> io::Result<Self> {
+        install_panic_hook();
+        enable_raw_mode()?;
+        let entered = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
+            .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+        match entered {
+            Ok(terminal) => Ok(TerminalGuard(terminal)),
+            Err(e) => {
+                restore_terminal();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    );
+}
+
+/// Chains a hook before the default one: a panic on the UI thread restores the terminal first,
+/// so the message is readable; a panic on a job thread is reported by the job as a failure
+/// and must not tear the screen down.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let ui_thread = std::thread::current().name() == Some("main");
+            if ui_thread {
+                restore_terminal();
+                previous(info);
+            }
+        }));
+    });
+}

@@ -1,0 +1,161 @@
+//! The collision-group list: the library's group rows (`report::groups`) in the chosen order,
+//! only the visible ones drawn, the selected one in reverse video.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use sidlens::report::groups::GroupRow;
+
+use super::super::app::{App, Slot, visible_offset};
+use super::super::layout::{self, Pane};
+use super::{fit, message, pad, pad_left, pane_block, slot_lines, thousands};
+
+/// A column of the list.
+struct Column {
+    header: &'static str,
+    width: usize,
+    right: bool,
+}
+
+/// Draws the group list of the selected tokenizer.
+pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
+    let theme = &app.theme;
+    let Some(tokenizer) = app.tokenizer() else {
+        let block = pane_block(app, Pane::Groups, vec![]);
+        message(frame, block, rect, vec![Line::raw("no tokenizer given")]);
+        return;
+    };
+    let view = &tokenizer.view;
+    let mut title = vec![Span::styled(format!("{} ", tokenizer.name()), theme.text())];
+    let data = match &tokenizer.data {
+        Slot::Ready(data) => data,
+        other => {
+            let block = pane_block(app, Pane::Groups, title);
+            let lines = slot_lines(other, "the index", theme).unwrap_or_default();
+            message(frame, block, rect, lines);
+            return;
+        }
+    };
+    title.push(Span::styled(
+        format!(
+            "{}/{} groups ≥{} · by {} ",
+            thousands((view.cursor + 1).min(view.order.len())),
+            thousands(view.order.len()),
+            app.min_size,
+            app.sort.label()
+        ),
+        theme.dim(),
+    ));
+    let block = pane_block(app, Pane::Groups, title);
+    if data.rows.is_empty() {
+        let text = format!(
+            "no collisions: all {} items have their own SID",
+            thousands(data.index.n_items())
+        );
+        message(frame, block, rect, vec![Line::styled(text, theme.good())]);
+        return;
+    }
+    if view.order.is_empty() {
+        let text = format!(
+            "no group has {} or more items (the largest has {}); press m to change",
+            app.min_size, data.stats.g_max
+        );
+        message(frame, block, rect, vec![Line::styled(text, theme.dim())]);
+        return;
+    }
+    let inner = layout::inner(rect);
+    frame.render_widget(block, rect);
+    let height = (inner.height as usize).saturating_sub(1);
+    let offset = visible_offset(view.offset, view.cursor, height);
+    let end = (offset + height).min(view.order.len());
+    let visible: Vec<&GroupRow> = view.order[offset..end]
+        .iter()
+        .map(|&r| &data.rows[r])
+        .collect();
+    let tokens = inner.width >= 110;
+    let sid_text = |row: &GroupRow| -> String {
+        if tokens {
+            row.sid.clone()
+        } else {
+            row.codes
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    let widest = |f: &dyn Fn(&GroupRow) -> usize| visible.iter().map(|r| f(r)).max().unwrap_or(0);
+    let mut columns = vec![
+        Column {
+            header: "#",
+            width: widest(&|r| r.rank.to_string().len()).max(1),
+            right: true,
+        },
+        Column {
+            header: "size",
+            width: widest(&|r| r.size.to_string().len()).max(4),
+            right: true,
+        },
+        Column {
+            header: "SID",
+            width: widest(&|r| sid_text(r).len()).max(3),
+            right: false,
+        },
+    ];
+    let used: usize = columns.iter().map(|c| c.width + 1).sum();
+    columns.push(Column {
+        header: "first item",
+        width: (inner.width as usize).saturating_sub(used),
+        right: false,
+    });
+    let mut lines = Vec::with_capacity(visible.len() + 1);
+    lines.push(Line::from(
+        columns
+            .iter()
+            .map(|c| Span::styled(cell(c, c.header) + " ", theme.header()))
+            .collect::<Vec<_>>(),
+    ));
+    let matches: &[usize] = app.search.as_ref().map_or(&[], |s| &s.matches);
+    for (i, row) in visible.iter().enumerate() {
+        let position = offset + i;
+        let first = row
+            .items
+            .first()
+            .map(|item| match &item.title {
+                Some(t) => t.clone(),
+                None => format!("item {}", item.id),
+            })
+            .unwrap_or_default();
+        let cells = [
+            row.rank.to_string(),
+            row.size.to_string(),
+            sid_text(row),
+            first,
+        ];
+        let text: String = columns
+            .iter()
+            .zip(&cells)
+            .map(|(c, v)| cell(c, v))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let style = if position == view.cursor {
+            theme.selected()
+        } else if matches.contains(&position) {
+            theme.matched()
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(pad(&text, inner.width as usize), style));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn cell(column: &Column, value: &str) -> String {
+    if column.right {
+        pad_left(value, column.width)
+    } else {
+        pad(&fit(value, column.width), column.width)
+    }
+}

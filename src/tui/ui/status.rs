@@ -1,0 +1,151 @@
+//! The lines around the panes: header (title, tokenizer tabs, K), pane tabs, the status line
+//! (prompt, progress, notices, summary) and the footer's key hints; and the too-small screen.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use sidlens::report;
+
+use super::super::app::{App, Level, PromptKind, Slot};
+use super::super::keys;
+use super::super::layout::{Layout, MIN_SIZE};
+use super::{fit, progress_text, thousands};
+
+/// Title at the left, tokenizer tabs, K at the right.
+pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
+    let theme = &app.theme;
+    let area = layout.header;
+    let title = format!(" sidlens · {}", app.title);
+    let title_w = layout
+        .tokenizer_tabs
+        .first()
+        .map_or(area.width, |(_, r)| r.x - area.x) as usize;
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            fit(&title, title_w.saturating_sub(1)),
+            theme.header(),
+        )),
+        area,
+    );
+    for &(i, rect) in &layout.tokenizer_tabs {
+        let name = app.tokenizers[i].name();
+        let label = fit(&format!("{} {name}", i + 1), rect.width as usize - 2);
+        let style = if i == app.selected {
+            theme.selected()
+        } else {
+            theme.text()
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(format!(" {label} "), style)),
+            rect,
+        );
+    }
+    let k = Line::styled(format!("K={} ", app.k), theme.header()).alignment(Alignment::Right);
+    frame.render_widget(Paragraph::new(k), area);
+}
+
+/// The pane tabs when not every pane is on screen.
+pub fn pane_bar(app: &App, frame: &mut Frame, layout: &Layout) {
+    for &(pane, rect) in &layout.pane_tabs {
+        let style = if pane == app.focus {
+            app.theme.selected()
+        } else if layout.shows(pane) {
+            app.theme.text()
+        } else {
+            app.theme.dim()
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(format!(" {} ", pane.title()), style)),
+            rect,
+        );
+    }
+}
+
+/// The open prompt, else jobs in progress, else the latest notice, else a summary.
+pub fn status_line(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let line = if let Some(prompt) = &app.prompt {
+        let label = match prompt.kind {
+            PromptKind::Search => "/".to_string(),
+            PromptKind::K => format!("K (1–{}): ", app.max_k()),
+            PromptKind::MinSize => "minimum group size (≥ 2): ".to_string(),
+        };
+        Line::from(vec![
+            Span::styled(label, theme.key()),
+            Span::raw(prompt.text.clone()),
+            Span::styled("▏", theme.key()),
+        ])
+    } else if let Some(notice) = &app.notice {
+        let style = match notice.level {
+            Level::Info => theme.text(),
+            Level::Warn => theme.warn(),
+        };
+        Line::styled(notice.text.clone(), style)
+    } else if let Some(progress) = progress_summary(app) {
+        Line::styled(progress, theme.dim())
+    } else {
+        Line::styled(summary(app), theme.dim())
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// What is loading, e.g. "loading: rkmeans_native grouping… · items reading item metadata…".
+fn progress_summary(app: &App) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Slot::Loading(p) = &app.items {
+        parts.push(format!("items {}", progress_text(p.as_ref())));
+    }
+    for t in &app.tokenizers {
+        if let Slot::Loading(p) = &t.data {
+            parts.push(format!("{} {}", t.name(), progress_text(p.as_ref())));
+        }
+    }
+    (!parts.is_empty()).then(|| format!("loading: {}", parts.join(" · ")))
+}
+
+/// "4,344 items · 1,326 in collisions (30.52%) · 512 groups · g_max 9".
+fn summary(app: &App) -> String {
+    match app.data() {
+        Some(d) => format!(
+            "{} items · {} in collisions ({}) · {} groups · largest {}",
+            thousands(d.stats.n_items),
+            thousands(d.stats.items_in_collisions),
+            report::percent(d.stats.collision_rate),
+            thousands(d.stats.n_collision_groups),
+            d.stats.g_max
+        ),
+        None => String::new(),
+    }
+}
+
+/// Key hints for the focused pane, from the key table.
+pub fn footer(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    for (key, hint) in keys::footer(app.mode, app.focus) {
+        let w = key.chars().count() + hint.chars().count() + 3;
+        if used + w > area.width as usize {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(format!(" {key}"), theme.key()));
+        spans.push(Span::styled(format!(" {hint} "), theme.dim()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The whole screen when the terminal is smaller than the TUI needs.
+pub fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+    let text = format!(
+        "terminal too small: {}x{} — sidlens needs at least {}x{} (q quits)",
+        area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
+    );
+    frame.render_widget(
+        Paragraph::new(Line::styled(text, app.theme.warn()))
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        area,
+    );
+}
