@@ -6,6 +6,7 @@ mod groups;
 mod output;
 mod progress;
 mod stats;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
+    Synth(synth::Args),
 }
 
 /// Global options every subcommand sees.
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
