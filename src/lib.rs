@@ -12,5 +12,6 @@ pub mod progress;
 pub mod report;
 pub mod sid;
 pub mod stats;
+pub mod synthetic;
 
 pub use error::{Error, Result};

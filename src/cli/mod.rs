@@ -6,6 +6,7 @@ mod groups;
 mod output;
 mod progress;
 mod stats;
+mod synth;
 mod tui;
 
 use std::process::ExitCode;
@@ -30,6 +31,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
+    Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
 }
@@ -56,6 +59,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
         None => {
             use clap::CommandFactory;
