@@ -37,7 +37,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         return;
     };
     let title = vec![Span::styled(
-        format!("group #{} of {} ", row.rank, tokenizer.name()),
+        format!("· group #{} of {}", row.rank, tokenizer.name()),
         theme.dim(),
     )];
     let block = pane_block(app, Pane::Detail, title);

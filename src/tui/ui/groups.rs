@@ -28,7 +28,10 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         return;
     };
     let view = &tokenizer.view;
-    let mut title = vec![Span::styled(format!("{} ", tokenizer.name()), theme.text())];
+    let mut title = vec![Span::styled(
+        format!("· {} ", tokenizer.name()),
+        theme.text(),
+    )];
     let data = match &tokenizer.data {
         Slot::Ready(data) => data,
         other => {
@@ -40,7 +43,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     };
     title.push(Span::styled(
         format!(
-            "{}/{} groups ≥{} · by {} ",
+            "· {}/{} groups ≥{} · by {}",
             thousands((view.cursor + 1).min(view.order.len())),
             thousands(view.order.len()),
             app.min_size,

@@ -15,7 +15,7 @@ use super::{pad, pad_left, pane_block, progress_text, thousands};
 /// Draws the metrics table.
 pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let theme = &app.theme;
-    let title = vec![Span::styled(format!("at K={} ", app.k), theme.dim())];
+    let title = vec![Span::styled(format!("· K={}", app.k), theme.dim())];
     let block = pane_block(app, Pane::Metrics, title);
     let inner = layout::inner(rect);
     frame.render_widget(block, rect);

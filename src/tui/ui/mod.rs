@@ -57,8 +57,8 @@ pub fn pane_block<'a>(app: &App, pane: Pane, title: Vec<Span<'a>>) -> Block<'a> 
             theme.header()
         },
     )];
-    spans.extend(title);
-    if spans.len() > 1 {
+    if !title.is_empty() {
+        spans.extend(title);
         spans.push(Span::raw(" "));
     }
     Block::bordered()

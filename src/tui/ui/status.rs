@@ -119,20 +119,28 @@ fn summary(app: &App) -> String {
     }
 }
 
-/// Key hints for the focused pane, from the key table.
+/// Key hints for the focused pane, from the key table; when they do not fit, hints before the
+/// last two (help and quit) are dropped from the end.
 pub fn footer(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
-    let mut spans = Vec::new();
-    let mut used = 0usize;
-    for (key, hint) in keys::footer(app.mode, app.focus) {
-        let w = key.chars().count() + hint.chars().count() + 3;
-        if used + w > area.width as usize {
-            break;
-        }
-        used += w;
-        spans.push(Span::styled(format!(" {key}"), theme.key()));
-        spans.push(Span::styled(format!(" {hint} "), theme.dim()));
+    let mut hints = keys::footer(app.mode, app.focus);
+    let width = |h: &[(&str, &str)]| -> usize {
+        h.iter()
+            .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
+            .sum()
+    };
+    while width(&hints) > area.width as usize && hints.len() > 2 {
+        hints.remove(hints.len() - 3);
     }
+    let spans: Vec<Span> = hints
+        .iter()
+        .flat_map(|(key, hint)| {
+            [
+                Span::styled(format!(" {key}"), theme.key()),
+                Span::styled(format!(" {hint} "), theme.dim()),
+            ]
+        })
+        .collect();
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
