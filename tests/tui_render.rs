@@ -135,3 +135,73 @@ fn search_matches_are_marked() {
     let text = screen(&app);
     assert!(text.contains("match 1 of 1 for \"caliper\""), "{text}");
 }
+
+/// The TUI's group rows are the library's, so they equal `sidlens groups --json` on the same
+/// files, and the screen lists them in that order.
+#[test]
+fn group_rows_agree_with_sidlens_groups() {
+    use std::sync::mpsc::channel;
+    use tui::jobs::{JobEvent, Payload, Request, run};
+    use tui::sources::{Sources, TokenizerSource};
+
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("alpha.index.json");
+    std::fs::write(&index, fixture::ALPHA).unwrap();
+    let items = dir.path().join("items.json");
+    let texts: serde_json::Map<String, serde_json::Value> = (0..16)
+        .map(|i| {
+            let title = fixture::texts().title(&i.to_string()).unwrap().to_string();
+            (i.to_string(), serde_json::json!({ "title": title }))
+        })
+        .collect();
+    std::fs::write(&items, serde_json::to_string(&texts).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sidlens"))
+        .args(["groups", "--json", "--index"])
+        .arg(&index)
+        .arg("--items")
+        .arg(&items)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    let sources = Sources {
+        title: "t".into(),
+        tokenizers: vec![TokenizerSource::index_only("alpha", &index)],
+        items: Some(items.clone()),
+        codebook_size: None,
+    };
+    let (tx, rx) = channel();
+    run(Request::Load(sources.clone()), 0, &Default::default(), &tx);
+    drop(tx);
+    let mut app = tui::app::App::new(
+        &sources,
+        tui::theme::Theme::new(false),
+        ratatui::layout::Rect::new(0, 0, 80, 24),
+    )
+    .0;
+    let mut rows = None;
+    for msg in rx {
+        if let JobEvent::Done(Payload::Index(d)) = &msg.event {
+            rows = Some(serde_json::to_value(&d.rows).unwrap());
+        }
+        app.on_job(msg);
+    }
+    assert_eq!(rows.unwrap(), cli);
+    let text = screen(&app);
+    let mut last = 0;
+    for row in cli.as_array().unwrap() {
+        let title = row["items"][0]["title"].as_str().unwrap();
+        let line = format!(
+            "┃{} {:>4} ",
+            row["rank"].as_u64().unwrap(),
+            row["size"].as_u64().unwrap()
+        );
+        let at = text
+            .find(&line)
+            .unwrap_or_else(|| panic!("{line:?} on screen:\n{text}"));
+        assert!(at > last, "rows in the CLI's order");
+        assert!(text[at..].lines().next().unwrap().contains(title));
+        last = at;
+    }
+}
