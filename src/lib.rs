@@ -7,6 +7,7 @@
 pub mod collision;
 pub mod error;
 pub mod load;
+pub mod metrics;
 pub mod output;
 pub mod progress;
 pub mod report;

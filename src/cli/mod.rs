@@ -2,6 +2,7 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod eval;
 mod groups;
 mod output;
 mod progress;
@@ -29,6 +30,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Hit@K / NDCG@K against collision-corrected ItemHit@K / ItemNDCG@K for a beams file.
+    Eval(eval::Args),
 }
 
 /// Global options every subcommand sees.
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Eval(args)) => eval::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();

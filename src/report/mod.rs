@@ -3,6 +3,7 @@
 //! TUI; `text`, `csv`, `markdown` and `latex` decide *how* a [`Table`] is written.
 
 pub mod csv;
+pub mod eval;
 pub mod groups;
 pub mod latex;
 pub mod markdown;

@@ -1,0 +1,990 @@
+//! Collision-corrected evaluation (CCE) of beam outputs: SID-level Hit@K / NDCG@K and
+//! item-level ItemHit@K / ItemNDCG@K, per user ([`UserOutcome`], any K in O(1)), in aggregate
+//! ([`Accumulator`], flat memory) and per collision group ([`GroupCredit`]).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde::Serialize;
+
+use crate::collision::Collisions;
+use crate::error::{Error, Result};
+use crate::load::SidIndex;
+use crate::load::beams::{self, BeamRecord, BeamSid};
+use crate::progress::Progress;
+use crate::sid::SidKey;
+
+/// Which semantics to evaluate with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub enum Compat {
+    /// sidlens's default: a beam SID that names no item (not in the index, or with another
+    /// number of levels) is dropped, a repeated SID counts at its first occurrence only, and
+    /// the target is the SID of `target_item` when the index has that item.
+    #[default]
+    #[serde(rename = "faithful")]
+    Faithful,
+    /// Exactly the reference `cce.py` + `test.py`, quirks included (an unknown SID is a group
+    /// of one for the item-level metrics and moved to the end for the SID-level ones, repeats
+    /// count every time, NDCG can exceed 1), so published numbers can be reproduced.
+    #[serde(rename = "cce-py")]
+    CcePy,
+}
+
+impl Compat {
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Faithful => "faithful",
+            Compat::CcePy => "cce-py",
+        }
+    }
+}
+
+/// Where the target's collision group sits in a user's item-level ranking: after `before`
+/// items, as a block of `size` items (the target is equally likely anywhere in it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ItemBlock {
+    /// P: items ranked before the target's SID (sum of the group sizes of earlier beams).
+    pub before: u32,
+    /// G: the size of the target's group.
+    pub size: u32,
+}
+
+/// What one user's beam list achieved, compact enough to keep for every user, so that a front
+/// end can recompute every metric at any K instantly.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserOutcome {
+    /// Index position of the target item, when the record names one the index has.
+    pub target_item: Option<u32>,
+    /// Collision group of the target, when the index has its SID.
+    pub target_group: Option<u32>,
+    /// 0-based rank of the target's SID in the SID-level list (first occurrence).
+    pub sid_rank: Option<u32>,
+    /// Later ranks where the target's SID appears again (only `--compat cce-py` keeps repeats).
+    pub repeat_ranks: Box<[u32]>,
+    /// The target's block in the item-level ranking; `None` when its SID was not generated.
+    pub item_block: Option<ItemBlock>,
+}
+
+impl UserOutcome {
+    /// Hit@K: the target's SID is among the first K.
+    pub fn hit(&self, k: usize) -> f64 {
+        match self.sid_rank {
+            Some(r) if (r as usize) < k => 1.0,
+            _ => 0.0,
+        }
+    }
+
+    /// NDCG@K with one relevant SID: 1/log2(rank + 1) (1-based rank); under `cce-py` every
+    /// repeat of the target's SID within K adds its own term.
+    pub fn ndcg(&self, k: usize) -> f64 {
+        self.sid_rank
+            .iter()
+            .chain(self.repeat_ranks.iter())
+            .filter(|&&r| (r as usize) < k)
+            .map(|&r| 1.0 / ((r as f64) + 2.0).log2())
+            .sum()
+    }
+
+    /// ItemHit@K = e/G with e = min(G, max(0, K − P)): the chance that the target item itself
+    /// is among the first K items when its group's block is expanded.
+    pub fn item_hit(&self, k: usize) -> f64 {
+        match self.item_block {
+            Some(b) => effective(b, k) as f64 / f64::from(b.size),
+            None => 0.0,
+        }
+    }
+
+    /// ItemNDCG@K = (1/G)·Σ_{i=1..e} 1/log2(P + i + 1).
+    pub fn item_ndcg(&self, k: usize) -> f64 {
+        match self.item_block {
+            Some(b) => {
+                let from = u64::from(b.before);
+                discount_sum(from, from + effective(b, k)) / f64::from(b.size)
+            }
+            None => 0.0,
+        }
+    }
+
+    /// All four metrics at K.
+    pub fn values(&self, k: usize) -> MetricValues {
+        MetricValues {
+            hit: self.hit(k),
+            ndcg: self.ndcg(k),
+            item_hit: self.item_hit(k),
+            item_ndcg: self.item_ndcg(k),
+        }
+    }
+}
+
+/// e = min(G, max(0, K − P)): how many of the group's items fall within the first K.
+fn effective(b: ItemBlock, k: usize) -> u64 {
+    (k as u64)
+        .saturating_sub(u64::from(b.before))
+        .min(u64::from(b.size))
+}
+
+/// Positions up to which discount sums come from a table (beyond: summed directly).
+const DISCOUNT_TABLE: usize = 4096;
+
+/// Σ_{n=from+1..=to} 1/log2(n + 1), in O(1) from a prefix-sum table for ranks within it.
+fn discount_sum(from: u64, to: u64) -> f64 {
+    static PREFIX: OnceLock<Vec<f64>> = OnceLock::new();
+    if to <= from {
+        return 0.0;
+    }
+    if to as usize <= DISCOUNT_TABLE {
+        let prefix = PREFIX.get_or_init(|| {
+            let mut sums = Vec::with_capacity(DISCOUNT_TABLE + 1);
+            let mut total = 0.0;
+            sums.push(total);
+            for n in 1..=DISCOUNT_TABLE {
+                total += 1.0 / ((n + 1) as f64).log2();
+                sums.push(total);
+            }
+            sums
+        });
+        return prefix[to as usize] - prefix[from as usize];
+    }
+    (from + 1..=to).map(|n| 1.0 / ((n + 1) as f64).log2()).sum()
+}
+
+/// Hit, NDCG, ItemHit and ItemNDCG at one K (per user, or averaged over users).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MetricValues {
+    /// SID-level Hit@K.
+    pub hit: f64,
+    /// SID-level NDCG@K.
+    pub ndcg: f64,
+    /// Item-level ItemHit@K.
+    pub item_hit: f64,
+    /// Item-level ItemNDCG@K.
+    pub item_ndcg: f64,
+}
+
+impl MetricValues {
+    /// How much Hit@K overstates ItemHit@K, in percent; `None` when ItemHit@K is 0.
+    pub fn hit_inflation_pct(&self) -> Option<f64> {
+        inflation_pct(self.hit, self.item_hit)
+    }
+
+    /// How much NDCG@K overstates ItemNDCG@K, in percent; `None` when ItemNDCG@K is 0.
+    pub fn ndcg_inflation_pct(&self) -> Option<f64> {
+        inflation_pct(self.ndcg, self.item_ndcg)
+    }
+
+    /// The four values with their names (`Hit`, `NDCG`, `ItemHit`, `ItemNDCG`), in the order
+    /// reports list them.
+    pub fn named(&self) -> [(&'static str, f64); 4] {
+        [
+            ("Hit", self.hit),
+            ("NDCG", self.ndcg),
+            ("ItemHit", self.item_hit),
+            ("ItemNDCG", self.item_ndcg),
+        ]
+    }
+
+    fn add(&mut self, other: MetricValues) {
+        self.hit += other.hit;
+        self.ndcg += other.ndcg;
+        self.item_hit += other.item_hit;
+        self.item_ndcg += other.item_ndcg;
+    }
+
+    fn divided_by(self, n: f64) -> MetricValues {
+        MetricValues {
+            hit: self.hit / n,
+            ndcg: self.ndcg / n,
+            item_hit: self.item_hit / n,
+            item_ndcg: self.item_ndcg / n,
+        }
+    }
+}
+
+/// (SID-level − item-level) / item-level · 100; `None` when the item-level value is 0.
+pub fn inflation_pct(sid_level: f64, item_level: f64) -> Option<f64> {
+    (item_level != 0.0).then(|| (sid_level - item_level) / item_level * 100.0)
+}
+
+/// Things in the beams that the faithful evaluation had to correct, counted in both modes so
+/// a user sees them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Anomalies {
+    /// Beam SIDs that name no item: not in the index, unreadable, or with another L.
+    pub invalid_sids: u64,
+    /// Repeats of a SID (or ranked item) already listed earlier for the same user.
+    pub duplicate_sids: u64,
+    /// Users whose target is in neither `target_item` (via the index) nor the index's SIDs.
+    pub unknown_targets: u64,
+    /// Users whose `target` string is not the SID the index gives `target_item`.
+    pub target_mismatches: u64,
+}
+
+impl Anomalies {
+    fn add(&mut self, o: Anomalies) {
+        self.invalid_sids += o.invalid_sids;
+        self.duplicate_sids += o.duplicate_sids;
+        self.unknown_targets += o.unknown_targets;
+        self.target_mismatches += o.target_mismatches;
+    }
+}
+
+/// One evaluated record: its outcome and what had to be corrected in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scored {
+    /// The user's outcome.
+    pub outcome: UserOutcome,
+    /// What was corrected or could not be resolved in this record.
+    pub anomalies: Anomalies,
+}
+
+/// Evaluates records against one index. Shared by the threads that parse a beams file; it
+/// also counts, per collision group, how many users' beam lists contain the group's SID.
+pub struct Evaluator<'a> {
+    index: &'a SidIndex,
+    collisions: &'a Collisions,
+    compat: Compat,
+    lookup: SidLookup,
+}
+
+/// Reused buffers of one thread's evaluations.
+#[derive(Default)]
+struct Scratch {
+    order: Vec<u32>,
+    slots: Vec<Option<u32>>,
+    probes: Vec<Option<(u128, usize)>>,
+    cleaned: Vec<u32>,
+    sid_order: Vec<u32>,
+    seen: HashSet<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Beyond this many entries a duplicate check uses a hash set instead of a scan.
+const LINEAR_SEEN: usize = 64;
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator for `index` (grouped as `collisions`) with the given semantics.
+    pub fn new(index: &'a SidIndex, collisions: &'a Collisions, compat: Compat) -> Self {
+        Evaluator {
+            index,
+            collisions,
+            compat,
+            lookup: SidLookup::new(index, collisions),
+        }
+    }
+
+    /// The semantics in use.
+    pub fn compat(&self) -> Compat {
+        self.compat
+    }
+
+    /// Evaluates one record.
+    pub fn evaluate(&self, rec: &BeamRecord) -> Scored {
+        SCRATCH.with(|s| {
+            let scratch = &mut *s.borrow_mut();
+            match rec.ranked_items() {
+                Some(_) => self.evaluate_ranked(rec, scratch),
+                None => self.evaluate_beams(rec, scratch),
+            }
+        })
+    }
+
+    /// Evaluates a beams file and keeps every user's outcome (what the TUI holds to change K
+    /// instantly). Records are parsed and evaluated in parallel.
+    pub fn evaluate_file(&mut self, path: &Path, progress: &dyn Progress) -> Result<Evaluation> {
+        self.lookup.reset_generated();
+        let this = &*self;
+        let mut outcomes = Vec::new();
+        let mut anomalies = Anomalies::default();
+        beams::map_records(
+            path,
+            progress,
+            |rec| this.evaluate(rec),
+            |scored| {
+                anomalies.add(scored.anomalies);
+                outcomes.push(scored.outcome);
+                Ok(())
+            },
+        )?;
+        Ok(Evaluation {
+            compat: self.compat,
+            outcomes,
+            anomalies,
+            generated: self.generated_counts(),
+        })
+    }
+
+    /// Evaluates a beams file at `ks` in one streaming pass, memory flat in the number of
+    /// users; `on_user` sees each user's number and outcome in file order (per-user output).
+    pub fn summarize_file(
+        &mut self,
+        path: &Path,
+        ks: &[usize],
+        track_groups: bool,
+        progress: &dyn Progress,
+        mut on_user: impl FnMut(usize, &UserOutcome) -> Result<()>,
+    ) -> Result<Summary> {
+        if ks.is_empty() || ks.contains(&0) {
+            return Err(Error::Invalid("K values must be at least 1".into()));
+        }
+        self.lookup.reset_generated();
+        let this = &*self;
+        let mut acc = Accumulator::new(ks, track_groups);
+        let mut user = 0;
+        beams::map_records(
+            path,
+            progress,
+            |rec| this.evaluate(rec),
+            |scored| {
+                acc.add(&scored.outcome, scored.anomalies);
+                on_user(user, &scored.outcome)?;
+                user += 1;
+                Ok(())
+            },
+        )?;
+        Ok(acc.finish(self.compat, self.collisions, &self.generated_counts()))
+    }
+
+    /// How many users' beam lists contained each collision group's SID (indexed by group).
+    pub fn generated_counts(&self) -> Vec<u32> {
+        self.lookup.generated(self.collisions.n_groups())
+    }
+
+    fn group_size(&self, g: u32) -> u32 {
+        self.collisions.size(g)
+    }
+
+    fn evaluate_beams(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
+        let beams = rec.beams();
+        score_order(rec.scores(), beams.len(), &mut s.order);
+        s.slots.clear();
+        self.lookup.find_all(beams, &mut s.probes, &mut s.slots);
+        let mut anomalies = Anomalies::default();
+        s.cleaned.clear();
+        s.seen.clear();
+        for &i in &s.order {
+            match s.slots[i as usize] {
+                None => anomalies.invalid_sids += 1,
+                Some(slot) => {
+                    let g = self.lookup.group(slot);
+                    let repeated = if s.cleaned.len() < LINEAR_SEEN {
+                        s.cleaned.contains(&g)
+                    } else {
+                        if s.seen.is_empty() {
+                            s.seen.extend(s.cleaned.iter().copied());
+                        }
+                        !s.seen.insert(g)
+                    };
+                    if repeated {
+                        anomalies.duplicate_sids += 1;
+                    } else {
+                        s.cleaned.push(g);
+                        self.lookup.count_generated(slot);
+                    }
+                }
+            }
+        }
+
+        let item_pos = rec
+            .target_item()
+            .and_then(|id| self.index.ids().position(id));
+        let item_sid = item_pos.map(|p| BeamSid::Codes {
+            key: self.index.key(p),
+            n_levels: self.index.n_levels() as u8,
+        });
+        if let (Some(item_sid), Some(target)) = (item_sid, rec.target())
+            && item_sid != target
+        {
+            anomalies.target_mismatches += 1;
+        }
+        let mut outcome = UserOutcome {
+            target_item: item_pos.map(|p| p as u32),
+            ..UserOutcome::default()
+        };
+        match self.compat {
+            Compat::Faithful => {
+                let group = item_pos
+                    .map(|p| self.collisions.group_of(p))
+                    .or_else(|| rec.target().and_then(|t| self.group_of_sid(t)));
+                outcome.target_group = group;
+                if let Some(g) = group {
+                    outcome.sid_rank = s.cleaned.iter().position(|&c| c == g).map(|r| r as u32);
+                    outcome.item_block = outcome.sid_rank.map(|r| ItemBlock {
+                        before: s.cleaned[..r as usize]
+                            .iter()
+                            .map(|&c| self.group_size(c))
+                            .sum(),
+                        size: self.group_size(g),
+                    });
+                }
+            }
+            Compat::CcePy => {
+                let target = rec.target().or(item_sid);
+                outcome.target_group = target.and_then(|t| self.group_of_sid(t));
+                if let Some(target) = target {
+                    self.reference_ranks(rec, target, outcome.target_group, s, &mut outcome);
+                }
+            }
+        }
+        if outcome.target_group.is_none() {
+            anomalies.unknown_targets += 1;
+        }
+        Scored { outcome, anomalies }
+    }
+
+    /// `cce.py` on the list as ranked (unknown SIDs count as groups of one, first occurrence
+    /// of the target), and `test.py`'s SID-level ranking (unknown SIDs get score −1000, i.e.
+    /// move to the end, stably; every occurrence of the target counts).
+    fn reference_ranks(
+        &self,
+        rec: &BeamRecord,
+        target: BeamSid,
+        target_group: Option<u32>,
+        s: &mut Scratch,
+        outcome: &mut UserOutcome,
+    ) {
+        let beams = rec.beams();
+        let size_or_one =
+            |slot: Option<u32>| slot.map_or(1, |slot| self.group_size(self.lookup.group(slot)));
+        if let Some(t) = s
+            .order
+            .iter()
+            .position(|&i| rec.same_sid(beams[i as usize], target))
+        {
+            outcome.item_block = Some(ItemBlock {
+                before: s.order[..t]
+                    .iter()
+                    .map(|&i| size_or_one(s.slots[i as usize]))
+                    .sum(),
+                size: target_group.map_or(1, |g| self.group_size(g)),
+            });
+        }
+        s.sid_order.clear();
+        s.sid_order.extend(0..beams.len() as u32);
+        let known = |i: u32| s.slots[i as usize].is_some();
+        match rec.scores() {
+            Some(scores) => {
+                let filtered = |i: u32| {
+                    if known(i) {
+                        scores[i as usize]
+                    } else {
+                        -1000.0
+                    }
+                };
+                s.sid_order.sort_by(|&a, &b| {
+                    filtered(b)
+                        .partial_cmp(&filtered(a))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+            }
+            None => s.sid_order.sort_by_key(|&i| !known(i)),
+        }
+        let mut ranks = s
+            .sid_order
+            .iter()
+            .enumerate()
+            .filter(|&(_, &i)| rec.same_sid(beams[i as usize], target))
+            .map(|(r, _)| r as u32);
+        outcome.sid_rank = ranks.next();
+        outcome.repeat_ranks = ranks.collect();
+    }
+
+    fn evaluate_ranked(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
+        let ids: Vec<&str> = rec.ranked_items().into_iter().flatten().collect();
+        score_order(rec.scores(), ids.len(), &mut s.order);
+        let target = rec.target_item().unwrap_or_default();
+        let item_pos = self.index.ids().position(target);
+        let mut anomalies = Anomalies::default();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut distinct = 0u32;
+        let mut rank = None;
+        for (raw, &i) in s.order.iter().enumerate() {
+            let id = ids[i as usize];
+            if !seen.insert(id) {
+                anomalies.duplicate_sids += 1;
+                continue;
+            }
+            if rank.is_none() && id == target {
+                rank = Some(match self.compat {
+                    Compat::Faithful => distinct,
+                    Compat::CcePy => raw as u32,
+                });
+            }
+            distinct += 1;
+        }
+        let outcome = UserOutcome {
+            target_item: item_pos.map(|p| p as u32),
+            target_group: item_pos.map(|p| self.collisions.group_of(p)),
+            sid_rank: rank,
+            repeat_ranks: Box::default(),
+            item_block: rank.map(|r| ItemBlock { before: r, size: 1 }),
+        };
+        Scored { outcome, anomalies }
+    }
+
+    fn group_of_sid(&self, sid: BeamSid) -> Option<u32> {
+        self.lookup.find(sid).map(|slot| self.lookup.group(slot))
+    }
+}
+
+/// The positions of a list in ranked order: by score, highest first, ties in list order
+/// (Python's stable `sorted(..., reverse=True)`), or as listed without scores.
+fn score_order(scores: Option<&[f64]>, n: usize, order: &mut Vec<u32>) {
+    order.clear();
+    order.extend(0..n as u32);
+    if let Some(scores) = scores {
+        order.sort_by(|&a, &b| {
+            scores[b as usize]
+                .partial_cmp(&scores[a as usize])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+}
+
+/// SID → collision group, as an open-addressing hash table whose slots also count how often
+/// each SID was generated (one cache line per beam SID on the hot path). Keys are re-packed
+/// with as few bits per level as the codebook needs.
+struct SidLookup {
+    n_levels: u8,
+    codebook_size: u32,
+    bits: u32,
+    table: Table,
+}
+
+enum Table {
+    Narrow(Slots<u64>),
+    Wide(Slots<u128>),
+}
+
+struct Slots<K> {
+    shift: u32,
+    slots: Vec<Slot<K>>,
+}
+
+struct Slot<K> {
+    key: K,
+    group: u32,
+    generated: AtomicU32,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// Asks the CPU to start loading `value`'s cache line (a hint; no effect on results).
+#[inline]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
+        // the address; `value` is a live reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+trait SlotKey: Copy + Eq + Default {
+    fn from_u128(k: u128) -> Self;
+    fn hash(self) -> u64;
+}
+
+impl SlotKey for u64 {
+    fn from_u128(k: u128) -> Self {
+        k as u64
+    }
+    fn hash(self) -> u64 {
+        (self ^ (self >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+impl SlotKey for u128 {
+    fn from_u128(k: u128) -> Self {
+        k
+    }
+    fn hash(self) -> u64 {
+        ((self as u64) ^ ((self >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).hash()
+    }
+}
+
+impl<K: SlotKey> Slots<K> {
+    fn new(n: usize) -> Self {
+        let capacity = (2 * n).next_power_of_two().max(16);
+        Slots {
+            shift: 64 - capacity.trailing_zeros(),
+            slots: (0..capacity)
+                .map(|_| Slot {
+                    key: K::default(),
+                    group: EMPTY,
+                    generated: AtomicU32::new(0),
+                })
+                .collect(),
+        }
+    }
+
+    fn insert(&mut self, key: K, group: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.hash() >> self.shift) as usize;
+        while self.slots[i].group != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i].key = key;
+        self.slots[i].group = group;
+    }
+
+    fn home(&self, key: K) -> usize {
+        (key.hash() >> self.shift) as usize
+    }
+
+    fn probe(&self, key: K, home: usize) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = home;
+        loop {
+            let slot = &self.slots[i];
+            if slot.group == EMPTY {
+                return None;
+            }
+            if slot.key == key {
+                return Some(i as u32);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
+impl SidLookup {
+    fn new(index: &SidIndex, collisions: &Collisions) -> Self {
+        let codebook_size = index.codebook_size() as u32;
+        let bits = u32::BITS - (codebook_size.max(2) - 1).leading_zeros();
+        let n_levels = index.n_levels() as u8;
+        let n = collisions.n_groups();
+        let mut lookup = SidLookup {
+            n_levels,
+            codebook_size,
+            bits,
+            table: if bits * u32::from(n_levels) <= 64 {
+                Table::Narrow(Slots::new(n))
+            } else {
+                Table::Wide(Slots::new(n))
+            },
+        };
+        for g in 0..n as u32 {
+            let key = lookup
+                .repack(collisions.key(g))
+                .expect("index codes are below V");
+            match &mut lookup.table {
+                Table::Narrow(t) => t.insert(u64::from_u128(key), g),
+                Table::Wide(t) => t.insert(key, g),
+            }
+        }
+        lookup
+    }
+
+    /// The key with `bits` per level, or `None` when a code is not below V.
+    fn repack(&self, key: SidKey) -> Option<u128> {
+        let mut packed = 0u128;
+        for level in 0..self.n_levels {
+            let code = ((key >> (16 * u32::from(self.n_levels - 1 - level))) & 0xFFFF) as u32;
+            if code >= self.codebook_size {
+                return None;
+            }
+            packed = (packed << self.bits) | u128::from(code);
+        }
+        Some(packed)
+    }
+
+    /// The repacked key of a beam SID and its home slot, when it can be in the index.
+    fn home(&self, sid: BeamSid) -> Option<(u128, usize)> {
+        let BeamSid::Codes { key, n_levels } = sid else {
+            return None;
+        };
+        if n_levels != self.n_levels {
+            return None;
+        }
+        let packed = self.repack(key)?;
+        Some(match &self.table {
+            Table::Narrow(t) => (packed, t.home(packed as u64)),
+            Table::Wide(t) => (packed, t.home(packed)),
+        })
+    }
+
+    /// The slot of a beam SID's group, when the index has that SID.
+    fn find(&self, sid: BeamSid) -> Option<u32> {
+        let (packed, home) = self.home(sid)?;
+        self.probe(packed, home)
+    }
+
+    fn probe(&self, packed: u128, home: usize) -> Option<u32> {
+        match &self.table {
+            Table::Narrow(t) => t.probe(packed as u64, home),
+            Table::Wide(t) => t.probe(packed, home),
+        }
+    }
+
+    /// The slots of all `sids` into `out`. Every home slot is prefetched before the first
+    /// probe, so the cache misses of one list overlap instead of queueing.
+    fn find_all(
+        &self,
+        sids: &[BeamSid],
+        probes: &mut Vec<Option<(u128, usize)>>,
+        out: &mut Vec<Option<u32>>,
+    ) {
+        probes.clear();
+        probes.extend(sids.iter().map(|&sid| self.home(sid)));
+        for &(_, home) in probes.iter().flatten() {
+            match &self.table {
+                Table::Narrow(t) => prefetch(&t.slots[home]),
+                Table::Wide(t) => prefetch(&t.slots[home]),
+            }
+        }
+        out.clear();
+        out.extend(
+            probes
+                .iter()
+                .map(|p| p.and_then(|(packed, home)| self.probe(packed, home))),
+        );
+    }
+
+    fn group(&self, slot: u32) -> u32 {
+        match &self.table {
+            Table::Narrow(t) => t.slots[slot as usize].group,
+            Table::Wide(t) => t.slots[slot as usize].group,
+        }
+    }
+
+    fn count_generated(&self, slot: u32) {
+        let counter = match &self.table {
+            Table::Narrow(t) => &t.slots[slot as usize].generated,
+            Table::Wide(t) => &t.slots[slot as usize].generated,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn reset_generated(&mut self) {
+        match &mut self.table {
+            Table::Narrow(t) => t.slots.iter_mut().for_each(|s| *s.generated.get_mut() = 0),
+            Table::Wide(t) => t.slots.iter_mut().for_each(|s| *s.generated.get_mut() = 0),
+        }
+    }
+
+    fn generated(&self, n_groups: usize) -> Vec<u32> {
+        let mut counts = vec![0; n_groups];
+        let mut take = |group: u32, generated: &AtomicU32| {
+            if group != EMPTY {
+                counts[group as usize] = generated.load(Ordering::Relaxed);
+            }
+        };
+        match &self.table {
+            Table::Narrow(t) => t.slots.iter().for_each(|s| take(s.group, &s.generated)),
+            Table::Wide(t) => t.slots.iter().for_each(|s| take(s.group, &s.generated)),
+        }
+        counts
+    }
+}
+
+/// How much credit one collision group's targets received at each K of a request: the
+/// SID-level credit (ΣHit@K over users whose target is in the group) against the item-level
+/// credit (ΣItemHit@K). The difference is what the collision over-credits.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupCredit {
+    /// The collision group (dense id, see [`Collisions`]).
+    pub group: u32,
+    /// Items sharing the group's SID.
+    pub size: u32,
+    /// Users whose beam list contains the group's SID.
+    pub generated: u32,
+    /// Users whose target item is in the group.
+    pub targets: u32,
+    /// ΣHit@K over those users, one value per K.
+    pub sid_credit: Vec<f64>,
+    /// ΣItemHit@K over those users, one value per K.
+    pub item_credit: Vec<f64>,
+}
+
+impl GroupCredit {
+    /// SID-level minus item-level credit at the `i`-th K.
+    pub fn over_credit(&self, i: usize) -> f64 {
+        self.sid_credit[i] - self.item_credit[i]
+    }
+}
+
+/// Sums outcomes over users in file order (as the reference does) for a fixed list of K;
+/// memory does not grow with the number of users.
+pub struct Accumulator {
+    ks: Vec<usize>,
+    sums: Vec<MetricValues>,
+    n_users: u64,
+    anomalies: Anomalies,
+    groups: Option<GroupSums>,
+}
+
+/// Per-target-group sums: slot per group seen as a target.
+#[derive(Default)]
+struct GroupSums {
+    slot_of: HashMap<u32, usize>,
+    groups: Vec<u32>,
+    targets: Vec<u32>,
+    credit: Vec<[f64; 2]>,
+}
+
+impl Accumulator {
+    /// An empty sum for `ks`; `track_groups` also keeps per-group credit.
+    pub fn new(ks: &[usize], track_groups: bool) -> Self {
+        Accumulator {
+            ks: ks.to_vec(),
+            sums: vec![MetricValues::default(); ks.len()],
+            n_users: 0,
+            anomalies: Anomalies::default(),
+            groups: track_groups.then(GroupSums::default),
+        }
+    }
+
+    /// Adds one user's outcome and what was corrected in the user's record.
+    pub fn add(&mut self, o: &UserOutcome, anomalies: Anomalies) {
+        self.n_users += 1;
+        self.anomalies.add(anomalies);
+        let mut credit_slot = None;
+        if let (Some(groups), Some(g)) = (self.groups.as_mut(), o.target_group) {
+            let n_ks = self.ks.len();
+            let slot = *groups.slot_of.entry(g).or_insert_with(|| {
+                groups.groups.push(g);
+                groups.targets.push(0);
+                groups.credit.extend(std::iter::repeat_n([0.0; 2], n_ks));
+                groups.groups.len() - 1
+            });
+            groups.targets[slot] += 1;
+            credit_slot = Some(slot);
+        }
+        for (i, &k) in self.ks.iter().enumerate() {
+            let v = o.values(k);
+            self.sums[i].add(v);
+            if let (Some(groups), Some(slot)) = (self.groups.as_mut(), credit_slot) {
+                let c = &mut groups.credit[slot * self.ks.len() + i];
+                c[0] += v.hit;
+                c[1] += v.item_hit;
+            }
+        }
+    }
+
+    /// The means, counts and (when tracked) group credits. `generated` gives per-group beam
+    /// counts (see [`Evaluator::generated_counts`]).
+    pub fn finish(self, compat: Compat, collisions: &Collisions, generated: &[u32]) -> Summary {
+        let n = self.n_users.max(1) as f64;
+        let n_ks = self.ks.len();
+        let groups = self
+            .groups
+            .map(|gs| {
+                gs.groups
+                    .iter()
+                    .enumerate()
+                    .map(|(slot, &g)| {
+                        let credit = &gs.credit[slot * n_ks..(slot + 1) * n_ks];
+                        GroupCredit {
+                            group: g,
+                            size: collisions.size(g),
+                            generated: generated.get(g as usize).copied().unwrap_or(0),
+                            targets: gs.targets[slot],
+                            sid_credit: credit.iter().map(|c| c[0]).collect(),
+                            item_credit: credit.iter().map(|c| c[1]).collect(),
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Summary {
+            compat,
+            n_users: self.n_users,
+            values: self.sums.iter().map(|s| s.divided_by(n)).collect(),
+            ks: self.ks,
+            anomalies: self.anomalies,
+            groups,
+        }
+    }
+}
+
+/// The result of evaluating a beams file at a list of K.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Semantics used.
+    pub compat: Compat,
+    /// Number of users (records).
+    pub n_users: u64,
+    /// The K values, as requested.
+    pub ks: Vec<usize>,
+    /// Mean metrics, one entry per K.
+    pub values: Vec<MetricValues>,
+    /// What had to be corrected.
+    pub anomalies: Anomalies,
+    /// Credit per collision group that is some user's target (empty unless tracked).
+    pub groups: Vec<GroupCredit>,
+}
+
+impl Summary {
+    /// The `n` groups over-credited most at the largest K (ties: larger SID credit, then
+    /// group id), as `sidlens eval --groups` lists them.
+    pub fn top_groups(&self, n: usize) -> Vec<&GroupCredit> {
+        let Some(at) = self.largest_k_position() else {
+            return Vec::new();
+        };
+        let mut groups: Vec<&GroupCredit> = self.groups.iter().collect();
+        groups.sort_by(|a, b| {
+            b.over_credit(at)
+                .total_cmp(&a.over_credit(at))
+                .then(b.sid_credit[at].total_cmp(&a.sid_credit[at]))
+                .then(a.group.cmp(&b.group))
+        });
+        groups.truncate(n);
+        groups
+    }
+
+    /// Position in `ks` of the largest K (ties: the first).
+    pub fn largest_k_position(&self) -> Option<usize> {
+        (0..self.ks.len()).rev().max_by_key(|&i| self.ks[i])
+    }
+}
+
+/// Every user's outcome, kept so that a front end can recompute any K instantly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Semantics used.
+    pub compat: Compat,
+    /// One outcome per user, in file order.
+    pub outcomes: Vec<UserOutcome>,
+    /// What had to be corrected, over all users.
+    pub anomalies: Anomalies,
+    /// Per collision group, how many users' beam lists contain its SID.
+    pub generated: Vec<u32>,
+}
+
+impl Evaluation {
+    /// Number of users.
+    pub fn n_users(&self) -> usize {
+        self.outcomes.len()
+    }
+
+    /// Mean metrics at `k`.
+    pub fn at(&self, k: usize) -> MetricValues {
+        let mut sum = MetricValues::default();
+        for o in &self.outcomes {
+            sum.add(o.values(k));
+        }
+        sum.divided_by(self.outcomes.len().max(1) as f64)
+    }
+
+    /// Means, counts and per-group credit at `ks`, exactly as [`Evaluator::summarize_file`]
+    /// gives them.
+    pub fn summary(&self, ks: &[usize], collisions: &Collisions) -> Summary {
+        let mut acc = Accumulator::new(ks, true);
+        for o in &self.outcomes {
+            acc.add(o, Anomalies::default());
+        }
+        let mut summary = acc.finish(self.compat, collisions, &self.generated);
+        summary.anomalies = self.anomalies;
+        summary
+    }
+}
