@@ -65,6 +65,14 @@ pub struct BeamRecord {
 }
 
 impl BeamRecord {
+    /// Parses one record from JSON text (a line of a JSON Lines file), checked as a file's
+    /// records are; the message says what is wrong.
+    pub fn from_json(text: &str) -> std::result::Result<BeamRecord, String> {
+        let mut rec = BeamRecord::default();
+        parse_line(text.as_bytes(), &mut rec, 0, 1)?;
+        Ok(rec)
+    }
+
     /// 0-based number of the record in its file.
     pub fn record(&self) -> usize {
         self.record

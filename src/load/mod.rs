@@ -2,6 +2,7 @@
 //! interactions, vectors (.npy) and CollisionGenRec dataset directories.
 
 pub mod beams;
+pub mod dataset;
 pub mod ids;
 pub mod index;
 pub mod items;
