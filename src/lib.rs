@@ -5,6 +5,7 @@
 //! binary are thin front ends over it, so every number the TUI shows is scriptable.
 
 pub mod collision;
+pub mod compare;
 pub mod error;
 pub mod load;
 pub mod metrics;

@@ -2,6 +2,7 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod compare;
 mod eval;
 mod groups;
 mod output;
@@ -32,6 +33,8 @@ enum Command {
     Groups(groups::Args),
     /// Hit@K / NDCG@K against collision-corrected ItemHit@K / ItemNDCG@K for a beams file.
     Eval(eval::Args),
+    /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
+    Compare(compare::Args),
 }
 
 /// Global options every subcommand sees.
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Eval(args)) => eval::run(args, globals),
+        Some(Command::Compare(args)) => compare::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
