@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::collision::Collisions;
@@ -361,9 +362,18 @@ impl<'a> Evaluator<'a> {
     }
 
     fn evaluate_beams(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
+        // The target item first: its lookups miss the cache, and the beam lookups below can
+        // overlap with them.
+        let item_pos = rec
+            .target_item()
+            .and_then(|id| self.index.ids().position(id));
+        let item_group = item_pos.map(|p| self.collisions.group_of(p));
+        let item_sid = item_pos.map(|p| BeamSid::Codes {
+            key: self.index.key(p),
+            n_levels: self.index.n_levels() as u8,
+        });
         let beams = rec.beams();
         score_order(rec.scores(), beams.len(), &mut s.order);
-        s.slots.clear();
         self.lookup.find_all(beams, &mut s.probes, &mut s.slots);
         let mut anomalies = Anomalies::default();
         s.cleaned.clear();
@@ -390,14 +400,6 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-
-        let item_pos = rec
-            .target_item()
-            .and_then(|id| self.index.ids().position(id));
-        let item_sid = item_pos.map(|p| BeamSid::Codes {
-            key: self.index.key(p),
-            n_levels: self.index.n_levels() as u8,
-        });
         if let (Some(item_sid), Some(target)) = (item_sid, rec.target())
             && item_sid != target
         {
@@ -409,9 +411,7 @@ impl<'a> Evaluator<'a> {
         };
         match self.compat {
             Compat::Faithful => {
-                let group = item_pos
-                    .map(|p| self.collisions.group_of(p))
-                    .or_else(|| rec.target().and_then(|t| self.group_of_sid(t)));
+                let group = item_group.or_else(|| rec.target().and_then(|t| self.group_of_sid(t)));
                 outcome.target_group = group;
                 if let Some(g) = group {
                     outcome.sid_rank = s.cleaned.iter().position(|&c| c == g).map(|r| r as u32);
@@ -590,23 +590,16 @@ fn prefetch<T>(value: &T) {
 }
 
 trait SlotKey: Copy + Eq + Default {
-    fn from_u128(k: u128) -> Self;
     fn hash(self) -> u64;
 }
 
 impl SlotKey for u64 {
-    fn from_u128(k: u128) -> Self {
-        k as u64
-    }
     fn hash(self) -> u64 {
         (self ^ (self >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 }
 
 impl SlotKey for u128 {
-    fn from_u128(k: u128) -> Self {
-        k
-    }
     fn hash(self) -> u64 {
         ((self as u64) ^ ((self >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).hash()
     }
@@ -627,14 +620,23 @@ impl<K: SlotKey> Slots<K> {
         }
     }
 
-    fn insert(&mut self, key: K, group: u32) {
+    /// Inserts the distinct `keys` of groups `0, 1, ...`, prefetching a few inserts ahead so
+    /// that the random writes overlap.
+    fn insert_all(&mut self, keys: impl ExactSizeIterator<Item = K>) {
+        const AHEAD: usize = 16;
+        let keys: Vec<(K, usize)> = keys.map(|k| (k, self.home(k))).collect();
         let mask = self.slots.len() - 1;
-        let mut i = (key.hash() >> self.shift) as usize;
-        while self.slots[i].group != EMPTY {
-            i = (i + 1) & mask;
+        for (g, &(key, home)) in keys.iter().enumerate() {
+            if let Some(&(_, next)) = keys.get(g + AHEAD) {
+                prefetch(&self.slots[next]);
+            }
+            let mut i = home;
+            while self.slots[i].group != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i].key = key;
+            self.slots[i].group = g as u32;
         }
-        self.slots[i].key = key;
-        self.slots[i].group = group;
     }
 
     fn home(&self, key: K) -> usize {
@@ -673,14 +675,17 @@ impl SidLookup {
                 Table::Wide(Slots::new(n))
             },
         };
-        for g in 0..n as u32 {
-            let key = lookup
-                .repack(collisions.key(g))
-                .expect("index codes are below V");
-            match &mut lookup.table {
-                Table::Narrow(t) => t.insert(u64::from_u128(key), g),
-                Table::Wide(t) => t.insert(key, g),
-            }
+        let keys: Vec<u128> = (0..n as u32)
+            .into_par_iter()
+            .map(|g| {
+                lookup
+                    .repack(collisions.key(g))
+                    .expect("index codes are below V")
+            })
+            .collect();
+        match &mut lookup.table {
+            Table::Narrow(t) => t.insert_all(keys.iter().map(|&k| k as u64)),
+            Table::Wide(t) => t.insert_all(keys.iter().copied()),
         }
         lookup
     }

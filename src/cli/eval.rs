@@ -11,7 +11,6 @@ use sidlens::metrics::{Compat, Evaluator};
 use sidlens::output::{ensure_not_input, write_atomically};
 use sidlens::report::eval::{self as report, EvalJson};
 use sidlens::report::{percent, text};
-use sidlens::stats::IndexStats;
 
 use super::Globals;
 use super::output::{print_json, print_text};
@@ -127,7 +126,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         }
     };
     drop(bar);
-    let collision_rate = IndexStats::compute(&index, &collisions).collision_rate;
+    let collision_rate = collisions.collision_rate();
     let top = args.groups.map(|n| summary.top_groups(n));
     if args.json {
         let doc = EvalJson::new(

@@ -200,7 +200,41 @@ impl BeamRecord {
 /// Parses a SID string such as `<a_1><b_2> <c_3><d_4>` (white space anywhere ignored) into
 /// its packed key and number of levels, without allocating; `None` when it is not a SID.
 pub fn parse_sid_key(s: &str) -> Option<(SidKey, u8)> {
-    let b = s.as_bytes();
+    parse_compact_sid(s.as_bytes()).or_else(|| parse_spaced_sid(s.as_bytes()))
+}
+
+/// The fast path of [`parse_sid_key`]: a SID written without white space, as generators
+/// write them.
+fn parse_compact_sid(b: &[u8]) -> Option<(SidKey, u8)> {
+    let mut i = 0;
+    let mut key: SidKey = 0;
+    let mut level = 0u8;
+    while i < b.len() {
+        if level as usize == MAX_LEVELS || b.get(i..i + 3)? != [b'<', b'a' + level, b'_'] {
+            return None;
+        }
+        i += 3;
+        let start = i;
+        let mut code: u32 = 0;
+        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            code = code * 10 + u32::from(d - b'0');
+            i += 1;
+            if i - start > 5 {
+                return None;
+            }
+        }
+        if i == start || b.get(i) != Some(&b'>') || code > u32::from(Code::MAX) {
+            return None;
+        }
+        i += 1;
+        key = (key << 16) | SidKey::from(code);
+        level += 1;
+    }
+    (level > 0).then_some((key, level))
+}
+
+/// The general path of [`parse_sid_key`], white space allowed anywhere.
+fn parse_spaced_sid(b: &[u8]) -> Option<(SidKey, u8)> {
     let mut i = 0;
     let mut key: SidKey = 0;
     let mut level = 0u8;
@@ -432,8 +466,14 @@ fn read_lines(
                 None => continue,
             }
         };
+        let block = &buf[..cut];
         let mut lines = Vec::with_capacity(cut / 256 + 1);
-        for raw in buf[..cut].split(|&b| b == b'\n') {
+        let mut start = 0;
+        let ends = memchr::memchr_iter(b'\n', block)
+            .chain((cut > 0 && block[cut - 1] != b'\n').then_some(cut));
+        for end in ends {
+            let raw = &block[start..end];
+            start = end + 1;
             let line = next_line;
             next_line += 1;
             if raw.iter().all(u8::is_ascii_whitespace) {
@@ -441,10 +481,6 @@ fn read_lines(
             }
             lines.push((next_record, line, raw));
             next_record += 1;
-        }
-        if cut > 0 && buf[cut - 1] == b'\n' {
-            // The split above counts the empty piece after the last newline as a line.
-            next_line -= 1;
         }
         on_block(&lines)?;
         buf.drain(..cut);
@@ -914,6 +950,10 @@ mod tests {
             parse_sid_key(" <a_1> <b_ 65535 >\t"),
             Some((sid_key(&[1, 65535]), 2))
         );
+        assert_eq!(
+            parse_sid_key("<a_000001><b_65535>"),
+            Some((sid_key(&[1, 65535]), 2))
+        );
         for bad in [
             "",
             "  ",
@@ -925,6 +965,9 @@ mod tests {
             "a_1>",
             "<a_1>x",
             "<a_-1>",
+            "<a_1><b_70000>",
+            "<a_1>>",
+            "<a_1><a_1>",
             "<a_1><b_1><c_1><d_1><e_1><f_1><g_1><h_1><i_1>",
         ] {
             assert_eq!(parse_sid_key(bad), None, "{bad:?}");
