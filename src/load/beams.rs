@@ -315,15 +315,17 @@ pub fn for_each_record(
     match format {
         BeamsFormat::JsonArray => read_array(path, file, progress, &mut on_record),
         BeamsFormat::JsonLines => {
+            let mut blocks = LineBlocks::new(path, file);
+            let mut block = Block::default();
             let mut rec = BeamRecord::default();
-            read_lines(path, file, progress, |lines| {
-                for &(record, line, bytes) in lines {
-                    parse_line(bytes, &mut rec, record, line)
+            while blocks.next(&mut block, progress)? {
+                for &(record, line, start, end) in &block.lines {
+                    parse_line(&block.bytes[start..end], &mut rec, record, line)
                         .map_err(|m| record_error(path, record, line, m))?;
                     on_record(&rec)?;
                 }
-                Ok(())
-            })
+            }
+            blocks.finish()
         }
     }
 }
@@ -339,29 +341,64 @@ pub fn map_records<T: Send>(
     let (format, file) = open(path, progress)?;
     match format {
         BeamsFormat::JsonArray => read_array(path, file, progress, &mut |rec| consume(map(rec))),
-        BeamsFormat::JsonLines => read_lines(path, file, progress, |lines| {
-            let batches: Vec<Result<Vec<T>>> = lines
-                .par_chunks(BATCH_RECORDS)
-                .map(|batch| {
-                    let mut rec = BeamRecord::default();
-                    batch
-                        .iter()
-                        .map(|&(record, line, bytes)| {
-                            parse_line(bytes, &mut rec, record, line)
-                                .map_err(|m| record_error(path, record, line, m))?;
-                            Ok(map(&rec))
-                        })
-                        .collect()
-                })
-                .collect();
-            for batch in batches {
-                for value in batch? {
-                    consume(value)?;
-                }
+        BeamsFormat::JsonLines => {
+            let mut blocks = LineBlocks::new(path, file);
+            let mut block = Block::default();
+            if !blocks.next(&mut block, progress)? {
+                return blocks.finish();
             }
-            Ok(())
-        }),
+            let mut parsed = parse_block(path, &block, &map);
+            loop {
+                let results = parsed?;
+                if !blocks.next(&mut block, progress)? {
+                    consume_all(results, &mut consume)?;
+                    return blocks.finish();
+                }
+                // Parse the next block on other threads while this one consumes the
+                // previous block's results in order.
+                let consumed;
+                (parsed, consumed) = std::thread::scope(|scope| {
+                    let worker = scope.spawn(|| parse_block(path, &block, &map));
+                    let consumed = consume_all(results, &mut consume);
+                    let parsed = worker
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    (parsed, consumed)
+                });
+                consumed?;
+            }
+        }
     }
+}
+
+/// Parses and maps one block's records in parallel batches, keeping file order.
+fn parse_block<T: Send>(
+    path: &Path,
+    block: &Block,
+    map: &(impl Fn(&BeamRecord) -> T + Sync),
+) -> Result<Vec<Vec<T>>> {
+    block
+        .lines
+        .par_chunks(BATCH_RECORDS)
+        .map(|batch| {
+            let mut rec = BeamRecord::default();
+            batch
+                .iter()
+                .map(|&(record, line, start, end)| {
+                    parse_line(&block.bytes[start..end], &mut rec, record, line)
+                        .map_err(|m| record_error(path, record, line, m))?;
+                    Ok(map(&rec))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn consume_all<T>(batches: Vec<Vec<T>>, consume: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+    for value in batches.into_iter().flatten() {
+        consume(value)?;
+    }
+    Ok(())
 }
 
 /// Records parsed per parallel task.
@@ -430,65 +467,88 @@ fn parse_line(
     rec.validate()
 }
 
-/// Reads JSON Lines in blocks and hands each block's non-blank lines, numbered
-/// (record, 1-based line), to `on_block`.
-fn read_lines(
-    path: &Path,
-    mut file: File,
-    progress: &dyn Progress,
-    mut on_block: impl FnMut(&[(usize, usize, &[u8])]) -> Result<()>,
-) -> Result<usize> {
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES * 2);
-    let mut next_line = 1;
-    let mut next_record = 0;
-    let mut eof = false;
-    while !eof {
+/// Whole lines of a JSON Lines file, about [`BLOCK_BYTES`] at a time.
+#[derive(Default)]
+struct Block {
+    bytes: Vec<u8>,
+    /// Non-blank lines: (record, 1-based line, start, end) in `bytes`.
+    lines: Vec<(usize, usize, usize, usize)>,
+}
+
+/// Reads a JSON Lines file block by block, numbering records and lines.
+struct LineBlocks<'a> {
+    path: &'a Path,
+    file: File,
+    carry: Vec<u8>,
+    next_line: usize,
+    next_record: usize,
+    eof: bool,
+}
+
+impl<'a> LineBlocks<'a> {
+    fn new(path: &'a Path, file: File) -> Self {
+        LineBlocks {
+            path,
+            file,
+            carry: Vec::new(),
+            next_line: 1,
+            next_record: 0,
+            eof: false,
+        }
+    }
+
+    /// Fills `block` with the next whole lines; `false` once the file is done.
+    fn next(&mut self, block: &mut Block, progress: &dyn Progress) -> Result<bool> {
         if progress.cancelled() {
             return Err(Error::Cancelled);
         }
-        let before = buf.len();
-        while buf.len() < before + BLOCK_BYTES {
-            let old = buf.len();
-            buf.resize(old + BLOCK_BYTES, 0);
-            let n = file.read(&mut buf[old..]).map_err(|e| Error::io(path, e))?;
-            buf.truncate(old + n);
-            if n == 0 {
-                eof = true;
-                break;
+        block.bytes.clear();
+        block.lines.clear();
+        block.bytes.append(&mut self.carry);
+        let cut = loop {
+            if self.eof {
+                break block.bytes.len();
             }
-        }
-        progress.advance((buf.len() - before) as u64);
-        let cut = if eof {
-            buf.len()
-        } else {
-            match memchr::memrchr(b'\n', &buf) {
-                Some(p) => p + 1,
-                None => continue,
+            let before = block.bytes.len();
+            block.bytes.resize(before + BLOCK_BYTES, 0);
+            let n = self
+                .file
+                .read(&mut block.bytes[before..])
+                .map_err(|e| Error::io(self.path, e))?;
+            block.bytes.truncate(before + n);
+            progress.advance(n as u64);
+            if n == 0 {
+                self.eof = true;
+            } else if block.bytes.len() >= BLOCK_BYTES
+                && let Some(p) = memchr::memrchr(b'\n', &block.bytes)
+            {
+                break p + 1;
             }
         };
-        let block = &buf[..cut];
-        let mut lines = Vec::with_capacity(cut / 256 + 1);
+        self.carry.extend_from_slice(&block.bytes[cut..]);
+        block.bytes.truncate(cut);
+        let bytes = &block.bytes;
         let mut start = 0;
-        let ends = memchr::memchr_iter(b'\n', block)
-            .chain((cut > 0 && block[cut - 1] != b'\n').then_some(cut));
-        for end in ends {
-            let raw = &block[start..end];
-            start = end + 1;
-            let line = next_line;
-            next_line += 1;
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
+        let last = (cut > 0 && bytes[cut - 1] != b'\n').then_some(cut);
+        for end in memchr::memchr_iter(b'\n', bytes).chain(last) {
+            let line = self.next_line;
+            self.next_line += 1;
+            if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+                block.lines.push((self.next_record, line, start, end));
+                self.next_record += 1;
             }
-            lines.push((next_record, line, raw));
-            next_record += 1;
+            start = end + 1;
         }
-        on_block(&lines)?;
-        buf.drain(..cut);
+        Ok(!(self.eof && bytes.is_empty()))
     }
-    if next_record == 0 {
-        return Err(Error::data(path, Place::File, "holds no records"));
+
+    /// The number of records, or an error for a file without any.
+    fn finish(&self) -> Result<usize> {
+        if self.next_record == 0 {
+            return Err(Error::data(self.path, Place::File, "holds no records"));
+        }
+        Ok(self.next_record)
     }
-    Ok(next_record)
 }
 
 /// Reads a JSON array of records with a `SeqAccess` visitor, one record at a time.
