@@ -8,6 +8,7 @@ mod groups;
 mod output;
 mod progress;
 mod stats;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     Eval(eval::Args),
     /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
     Compare(compare::Args),
+    /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
+    Synth(synth::Args),
 }
 
 /// Global options every subcommand sees.
@@ -61,6 +64,7 @@ pub fn main() -> ExitCode {
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Eval(args)) => eval::run(args, globals),
         Some(Command::Compare(args)) => compare::run(args, globals),
+        Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
