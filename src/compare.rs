@@ -9,9 +9,8 @@ use crate::collision::Collisions;
 use crate::error::Result;
 use crate::load::SidIndex;
 use crate::load::dataset::Dataset;
-use crate::metrics::{Compat, Evaluator, MetricValues};
+use crate::metrics::{Compat, Evaluation, Evaluator, MetricValues};
 use crate::progress::{Progress, check_cancelled};
-use crate::stats::IndexStats;
 
 /// One tokenizer to compare: its index and, optionally, beams generated against it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +49,27 @@ pub struct Entry {
     pub g_max: usize,
     /// Users evaluated, and their mean metrics at K; `None` without beams.
     pub evaluated: Option<(u64, MetricValues)>,
+}
+
+impl Entry {
+    /// The entry of a tokenizer grouped as `collisions`, with its beams' evaluation when there
+    /// is one (what a front end holding evaluations re-ranks at each K).
+    pub fn new(
+        name: &str,
+        collisions: &Collisions,
+        evaluation: Option<&Evaluation>,
+        k: usize,
+    ) -> Entry {
+        Entry {
+            name: name.to_string(),
+            collision_rate: collisions.collision_rate(),
+            g_max: (0..collisions.n_groups() as u32)
+                .map(|g| collisions.size(g) as usize)
+                .max()
+                .unwrap_or(0),
+            evaluated: evaluation.map(|e| (e.n_users() as u64, e.at(k))),
+        }
+    }
 }
 
 /// One row of the comparison.
@@ -162,21 +182,13 @@ pub fn compare_runs(
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let stats = IndexStats::compute(&index, &collisions);
-        let evaluated = match &run.beams {
-            Some(beams) => {
-                let mut ev = Evaluator::new(&index, &collisions, compat);
-                let s = ev.summarize_file(beams, &[k], false, progress, |_, _| Ok(()))?;
-                Some((s.n_users, s.values[0]))
-            }
-            None => None,
-        };
-        entries.push(Entry {
-            name: run.name.clone(),
-            collision_rate: stats.collision_rate,
-            g_max: stats.g_max,
-            evaluated,
-        });
+        let mut entry = Entry::new(&run.name, &collisions, None, k);
+        if let Some(beams) = &run.beams {
+            let mut ev = Evaluator::new(&index, &collisions, compat);
+            let s = ev.summarize_file(beams, &[k], false, progress, |_, _| Ok(()))?;
+            entry.evaluated = Some((s.n_users, s.values[0]));
+        }
+        entries.push(entry);
     }
     Ok(rank(entries, k, compat))
 }
@@ -269,6 +281,17 @@ mod tests {
         let v = native.values.unwrap();
         assert!((v.hit - 0.1533004689190814).abs() < 1e-12);
         assert!((v.item_hit - 0.08544733045633947).abs() < 1e-12);
+        assert_eq!(native.g_max, 26);
+        let index = SidIndex::load(&runs[0].index, None).unwrap();
+        let collisions = Collisions::new(&index);
+        let evaluation = Evaluator::new(&index, &collisions, Compat::Faithful)
+            .evaluate_file(
+                runs[0].beams.as_ref().unwrap(),
+                &crate::progress::NoProgress,
+            )
+            .unwrap();
+        let entry = Entry::new("rkmeans_native", &collisions, Some(&evaluation), 10);
+        assert_eq!(entry.evaluated, Some((native.n_users.unwrap(), v)));
         let zcr_cf = c.rows.iter().find(|r| r.name == "rkmeans_zcr_cf").unwrap();
         assert_eq!((zcr_cf.values, zcr_cf.rank_hit), (None, None));
     }
