@@ -243,21 +243,30 @@ pub struct Scored {
 }
 
 /// Evaluates records against one index. Shared by the threads that parse a beams file; it
-/// also counts, per collision group, how many users' beam lists contain the group's SID.
+/// can also count, per collision group, how many users' beam lists contain the group's SID.
 pub struct Evaluator<'a> {
     index: &'a SidIndex,
     collisions: &'a Collisions,
     compat: Compat,
     lookup: SidLookup,
+    generated: Vec<AtomicU32>,
+    count_generated: bool,
+}
+
+/// A beam SID found in the index: its collision group and the group's size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    group: u32,
+    size: u32,
 }
 
 /// Reused buffers of one thread's evaluations.
 #[derive(Default)]
 struct Scratch {
     order: Vec<u32>,
-    slots: Vec<Option<u32>>,
+    found: Vec<Option<Found>>,
     probes: Vec<Option<(u128, usize)>>,
-    cleaned: Vec<u32>,
+    cleaned: Vec<Found>,
     sid_order: Vec<u32>,
     seen: HashSet<u32>,
 }
@@ -277,6 +286,10 @@ impl<'a> Evaluator<'a> {
             collisions,
             compat,
             lookup: SidLookup::new(index, collisions),
+            generated: (0..collisions.n_groups())
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            count_generated: true,
         }
     }
 
@@ -299,7 +312,7 @@ impl<'a> Evaluator<'a> {
     /// Evaluates a beams file and keeps every user's outcome (what the TUI holds to change K
     /// instantly). Records are parsed and evaluated in parallel.
     pub fn evaluate_file(&mut self, path: &Path, progress: &dyn Progress) -> Result<Evaluation> {
-        self.lookup.reset_generated();
+        self.restart_counts(true);
         let this = &*self;
         let mut outcomes = Vec::new();
         let mut anomalies = Anomalies::default();
@@ -323,6 +336,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates a beams file at `ks` in one streaming pass, memory flat in the number of
     /// users; `on_user` sees each user's number and outcome in file order (per-user output).
+    /// `track_groups` adds per-group credit (and counts generated SIDs, which costs time).
     pub fn summarize_file(
         &mut self,
         path: &Path,
@@ -334,7 +348,7 @@ impl<'a> Evaluator<'a> {
         if ks.is_empty() || ks.contains(&0) {
             return Err(Error::Invalid("K values must be at least 1".into()));
         }
-        self.lookup.reset_generated();
+        self.restart_counts(track_groups);
         let this = &*self;
         let mut acc = Accumulator::new(ks, track_groups);
         let mut user = 0;
@@ -352,54 +366,68 @@ impl<'a> Evaluator<'a> {
         Ok(acc.finish(self.compat, self.collisions, &self.generated_counts()))
     }
 
-    /// How many users' beam lists contained each collision group's SID (indexed by group).
+    /// How many users' beam lists contained each collision group's SID (indexed by group),
+    /// over the records evaluated since the last file started.
     pub fn generated_counts(&self) -> Vec<u32> {
-        self.lookup.generated(self.collisions.n_groups())
+        self.generated
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect()
     }
 
-    fn group_size(&self, g: u32) -> u32 {
-        self.collisions.size(g)
+    fn restart_counts(&mut self, count: bool) {
+        self.count_generated = count;
+        for c in &mut self.generated {
+            *c.get_mut() = 0;
+        }
     }
 
     fn evaluate_beams(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
-        // The target item first: its lookups miss the cache, and the beam lookups below can
-        // overlap with them.
+        let beams = rec.beams();
+        // Start every cache miss of this record before waiting on any: the beams' table
+        // slots, then the target item's id lookup, group and codes.
+        self.lookup.prefetch_all(beams, &mut s.probes);
         let item_pos = rec
             .target_item()
             .and_then(|id| self.index.ids().position(id));
+        if let Some(p) = item_pos {
+            prefetch(&self.index.codes(p)[0]);
+        }
         let item_group = item_pos.map(|p| self.collisions.group_of(p));
-        let item_sid = item_pos.map(|p| BeamSid::Codes {
-            key: self.index.key(p),
-            n_levels: self.index.n_levels() as u8,
-        });
-        let beams = rec.beams();
         score_order(rec.scores(), beams.len(), &mut s.order);
-        self.lookup.find_all(beams, &mut s.probes, &mut s.slots);
+        self.lookup.probe_all(&s.probes, &mut s.found);
+
         let mut anomalies = Anomalies::default();
         s.cleaned.clear();
         s.seen.clear();
         for &i in &s.order {
-            match s.slots[i as usize] {
+            match s.found[i as usize] {
                 None => anomalies.invalid_sids += 1,
-                Some(slot) => {
-                    let g = self.lookup.group(slot);
+                Some(f) => {
                     let repeated = if s.cleaned.len() < LINEAR_SEEN {
-                        s.cleaned.contains(&g)
+                        s.cleaned.iter().any(|c| c.group == f.group)
                     } else {
                         if s.seen.is_empty() {
-                            s.seen.extend(s.cleaned.iter().copied());
+                            s.seen.extend(s.cleaned.iter().map(|c| c.group));
                         }
-                        !s.seen.insert(g)
+                        !s.seen.insert(f.group)
                     };
                     if repeated {
                         anomalies.duplicate_sids += 1;
                     } else {
-                        s.cleaned.push(g);
-                        self.lookup.count_generated(slot);
+                        s.cleaned.push(f);
+                        if self.count_generated {
+                            self.generated[f.group as usize].fetch_add(1, Ordering::Relaxed);
+                        }
                     }
                 }
             }
         }
+
+        let item_sid = item_pos.map(|p| BeamSid::Codes {
+            key: self.index.key(p),
+            n_levels: self.index.n_levels() as u8,
+        });
         if let (Some(item_sid), Some(target)) = (item_sid, rec.target())
             && item_sid != target
         {
@@ -413,14 +441,13 @@ impl<'a> Evaluator<'a> {
             Compat::Faithful => {
                 let group = item_group.or_else(|| rec.target().and_then(|t| self.group_of_sid(t)));
                 outcome.target_group = group;
-                if let Some(g) = group {
-                    outcome.sid_rank = s.cleaned.iter().position(|&c| c == g).map(|r| r as u32);
-                    outcome.item_block = outcome.sid_rank.map(|r| ItemBlock {
-                        before: s.cleaned[..r as usize]
-                            .iter()
-                            .map(|&c| self.group_size(c))
-                            .sum(),
-                        size: self.group_size(g),
+                if let Some(g) = group
+                    && let Some(r) = s.cleaned.iter().position(|c| c.group == g)
+                {
+                    outcome.sid_rank = Some(r as u32);
+                    outcome.item_block = Some(ItemBlock {
+                        before: s.cleaned[..r].iter().map(|c| c.size).sum(),
+                        size: s.cleaned[r].size,
                     });
                 }
             }
@@ -450,8 +477,7 @@ impl<'a> Evaluator<'a> {
         outcome: &mut UserOutcome,
     ) {
         let beams = rec.beams();
-        let size_or_one =
-            |slot: Option<u32>| slot.map_or(1, |slot| self.group_size(self.lookup.group(slot)));
+        let size_or_one = |f: Option<Found>| f.map_or(1, |f| f.size);
         if let Some(t) = s
             .order
             .iter()
@@ -460,14 +486,14 @@ impl<'a> Evaluator<'a> {
             outcome.item_block = Some(ItemBlock {
                 before: s.order[..t]
                     .iter()
-                    .map(|&i| size_or_one(s.slots[i as usize]))
+                    .map(|&i| size_or_one(s.found[i as usize]))
                     .sum(),
-                size: target_group.map_or(1, |g| self.group_size(g)),
+                size: target_group.map_or(1, |g| self.collisions.size(g)),
             });
         }
         s.sid_order.clear();
         s.sid_order.extend(0..beams.len() as u32);
-        let known = |i: u32| s.slots[i as usize].is_some();
+        let known = |i: u32| s.found[i as usize].is_some();
         match rec.scores() {
             Some(scores) => {
                 let filtered = |i: u32| {
@@ -529,7 +555,7 @@ impl<'a> Evaluator<'a> {
     }
 
     fn group_of_sid(&self, sid: BeamSid) -> Option<u32> {
-        self.lookup.find(sid).map(|slot| self.lookup.group(slot))
+        self.lookup.find(sid).map(|f| f.group)
     }
 }
 
@@ -547,14 +573,34 @@ fn score_order(scores: Option<&[f64]>, n: usize, order: &mut Vec<u32>) {
     }
 }
 
-/// SID → collision group, as an open-addressing hash table whose slots also count how often
-/// each SID was generated (one cache line per beam SID on the hot path). Keys are re-packed
-/// with as few bits per level as the codebook needs.
+/// SID → (collision group, group size), as an open-addressing hash table: one cache line per
+/// beam SID on the hot path. Keys are re-packed with as few bits per level as V needs.
 struct SidLookup {
+    repack: Repack,
+    table: Table,
+}
+
+/// How keys are re-packed: `bits` per level, for SIDs of `n_levels` codes below V.
+#[derive(Clone, Copy)]
+struct Repack {
     n_levels: u8,
     codebook_size: u32,
     bits: u32,
-    table: Table,
+}
+
+impl Repack {
+    /// The key with `bits` per level, or `None` when a code is not below V.
+    fn apply(self, key: SidKey) -> Option<u128> {
+        let mut packed = 0u128;
+        for level in 0..self.n_levels {
+            let code = ((key >> (16 * u32::from(self.n_levels - 1 - level))) & 0xFFFF) as u32;
+            if code >= self.codebook_size {
+                return None;
+            }
+            packed = (packed << self.bits) | u128::from(code);
+        }
+        Some(packed)
+    }
 }
 
 enum Table {
@@ -567,10 +613,11 @@ struct Slots<K> {
     slots: Vec<Slot<K>>,
 }
 
+#[derive(Clone, Copy)]
 struct Slot<K> {
     key: K,
     group: u32,
-    generated: AtomicU32,
+    size: u32,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -610,32 +657,14 @@ impl<K: SlotKey> Slots<K> {
         let capacity = (2 * n).next_power_of_two().max(16);
         Slots {
             shift: 64 - capacity.trailing_zeros(),
-            slots: (0..capacity)
-                .map(|_| Slot {
+            slots: vec![
+                Slot {
                     key: K::default(),
                     group: EMPTY,
-                    generated: AtomicU32::new(0),
-                })
-                .collect(),
-        }
-    }
-
-    /// Inserts the distinct `keys` of groups `0, 1, ...`, prefetching a few inserts ahead so
-    /// that the random writes overlap.
-    fn insert_all(&mut self, keys: impl ExactSizeIterator<Item = K>) {
-        const AHEAD: usize = 16;
-        let keys: Vec<(K, usize)> = keys.map(|k| (k, self.home(k))).collect();
-        let mask = self.slots.len() - 1;
-        for (g, &(key, home)) in keys.iter().enumerate() {
-            if let Some(&(_, next)) = keys.get(g + AHEAD) {
-                prefetch(&self.slots[next]);
-            }
-            let mut i = home;
-            while self.slots[i].group != EMPTY {
-                i = (i + 1) & mask;
-            }
-            self.slots[i].key = key;
-            self.slots[i].group = g as u32;
+                    size: 0,
+                };
+                capacity
+            ],
         }
     }
 
@@ -643,7 +672,39 @@ impl<K: SlotKey> Slots<K> {
         (key.hash() >> self.shift) as usize
     }
 
-    fn probe(&self, key: K, home: usize) -> Option<u32> {
+    /// Inserts groups `0..n` (`entry(g)` gives the key and size), prefetching a few inserts
+    /// ahead so that the random writes overlap.
+    fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync)
+    where
+        K: Send + Sync,
+    {
+        const AHEAD: usize = 16;
+        let this = &*self;
+        let entries: Vec<(K, u32, u32)> = (0..n as u32)
+            .into_par_iter()
+            .map(|g| {
+                let (key, size) = entry(g);
+                (key, size, this.home(key) as u32)
+            })
+            .collect();
+        let mask = self.slots.len() - 1;
+        for (g, &(key, size, home)) in entries.iter().enumerate() {
+            if let Some(&(_, _, next)) = entries.get(g + AHEAD) {
+                prefetch(&self.slots[next as usize]);
+            }
+            let mut i = home as usize;
+            while self.slots[i].group != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = Slot {
+                key,
+                group: g as u32,
+                size,
+            };
+        }
+    }
+
+    fn probe(&self, key: K, home: usize) -> Option<Found> {
         let mask = self.slots.len() - 1;
         let mut i = home;
         loop {
@@ -652,7 +713,10 @@ impl<K: SlotKey> Slots<K> {
                 return None;
             }
             if slot.key == key {
-                return Some(i as u32);
+                return Some(Found {
+                    group: slot.group,
+                    size: slot.size,
+                });
             }
             i = (i + 1) & mask;
         }
@@ -664,43 +728,31 @@ impl SidLookup {
         let codebook_size = index.codebook_size() as u32;
         let bits = u32::BITS - (codebook_size.max(2) - 1).leading_zeros();
         let n_levels = index.n_levels() as u8;
-        let n = collisions.n_groups();
-        let mut lookup = SidLookup {
+        let repack = Repack {
             n_levels,
             codebook_size,
             bits,
-            table: if bits * u32::from(n_levels) <= 64 {
-                Table::Narrow(Slots::new(n))
-            } else {
-                Table::Wide(Slots::new(n))
-            },
         };
-        let keys: Vec<u128> = (0..n as u32)
-            .into_par_iter()
-            .map(|g| {
-                lookup
-                    .repack(collisions.key(g))
-                    .expect("index codes are below V")
-            })
-            .collect();
-        match &mut lookup.table {
-            Table::Narrow(t) => t.insert_all(keys.iter().map(|&k| k as u64)),
-            Table::Wide(t) => t.insert_all(keys.iter().copied()),
-        }
-        lookup
-    }
-
-    /// The key with `bits` per level, or `None` when a code is not below V.
-    fn repack(&self, key: SidKey) -> Option<u128> {
-        let mut packed = 0u128;
-        for level in 0..self.n_levels {
-            let code = ((key >> (16 * u32::from(self.n_levels - 1 - level))) & 0xFFFF) as u32;
-            if code >= self.codebook_size {
-                return None;
-            }
-            packed = (packed << self.bits) | u128::from(code);
-        }
-        Some(packed)
+        let n = collisions.n_groups();
+        let entry = |g: u32| {
+            let key = repack
+                .apply(collisions.key(g))
+                .expect("index codes are below V");
+            (key, collisions.size(g))
+        };
+        let table = if bits * u32::from(n_levels) <= 64 {
+            let mut t = Slots::new(n);
+            t.fill(n, |g| {
+                let (key, size) = entry(g);
+                (key as u64, size)
+            });
+            Table::Narrow(t)
+        } else {
+            let mut t = Slots::new(n);
+            t.fill(n, entry);
+            Table::Wide(t)
+        };
+        SidLookup { repack, table }
     }
 
     /// The repacked key of a beam SID and its home slot, when it can be in the index.
@@ -708,37 +760,32 @@ impl SidLookup {
         let BeamSid::Codes { key, n_levels } = sid else {
             return None;
         };
-        if n_levels != self.n_levels {
+        if n_levels != self.repack.n_levels {
             return None;
         }
-        let packed = self.repack(key)?;
+        let packed = self.repack.apply(key)?;
         Some(match &self.table {
             Table::Narrow(t) => (packed, t.home(packed as u64)),
             Table::Wide(t) => (packed, t.home(packed)),
         })
     }
 
-    /// The slot of a beam SID's group, when the index has that SID.
-    fn find(&self, sid: BeamSid) -> Option<u32> {
-        let (packed, home) = self.home(sid)?;
-        self.probe(packed, home)
-    }
-
-    fn probe(&self, packed: u128, home: usize) -> Option<u32> {
+    fn probe(&self, packed: u128, home: usize) -> Option<Found> {
         match &self.table {
             Table::Narrow(t) => t.probe(packed as u64, home),
             Table::Wide(t) => t.probe(packed, home),
         }
     }
 
-    /// The slots of all `sids` into `out`. Every home slot is prefetched before the first
-    /// probe, so the cache misses of one list overlap instead of queueing.
-    fn find_all(
-        &self,
-        sids: &[BeamSid],
-        probes: &mut Vec<Option<(u128, usize)>>,
-        out: &mut Vec<Option<u32>>,
-    ) {
+    /// The group of a beam SID, when the index has that SID.
+    fn find(&self, sid: BeamSid) -> Option<Found> {
+        let (packed, home) = self.home(sid)?;
+        self.probe(packed, home)
+    }
+
+    /// Computes the home slot of every SID and starts loading it, so that the cache misses
+    /// of one list overlap instead of queueing; [`SidLookup::probe_all`] then finds them.
+    fn prefetch_all(&self, sids: &[BeamSid], probes: &mut Vec<Option<(u128, usize)>>) {
         probes.clear();
         probes.extend(sids.iter().map(|&sid| self.home(sid)));
         for &(_, home) in probes.iter().flatten() {
@@ -747,48 +794,15 @@ impl SidLookup {
                 Table::Wide(t) => prefetch(&t.slots[home]),
             }
         }
+    }
+
+    fn probe_all(&self, probes: &[Option<(u128, usize)>], out: &mut Vec<Option<Found>>) {
         out.clear();
         out.extend(
             probes
                 .iter()
                 .map(|p| p.and_then(|(packed, home)| self.probe(packed, home))),
         );
-    }
-
-    fn group(&self, slot: u32) -> u32 {
-        match &self.table {
-            Table::Narrow(t) => t.slots[slot as usize].group,
-            Table::Wide(t) => t.slots[slot as usize].group,
-        }
-    }
-
-    fn count_generated(&self, slot: u32) {
-        let counter = match &self.table {
-            Table::Narrow(t) => &t.slots[slot as usize].generated,
-            Table::Wide(t) => &t.slots[slot as usize].generated,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn reset_generated(&mut self) {
-        match &mut self.table {
-            Table::Narrow(t) => t.slots.iter_mut().for_each(|s| *s.generated.get_mut() = 0),
-            Table::Wide(t) => t.slots.iter_mut().for_each(|s| *s.generated.get_mut() = 0),
-        }
-    }
-
-    fn generated(&self, n_groups: usize) -> Vec<u32> {
-        let mut counts = vec![0; n_groups];
-        let mut take = |group: u32, generated: &AtomicU32| {
-            if group != EMPTY {
-                counts[group as usize] = generated.load(Ordering::Relaxed);
-            }
-        };
-        match &self.table {
-            Table::Narrow(t) => t.slots.iter().for_each(|s| take(s.group, &s.generated)),
-            Table::Wide(t) => t.slots.iter().for_each(|s| take(s.group, &s.generated)),
-        }
-        counts
     }
 }
 

@@ -126,6 +126,14 @@ fn json_lines_and_json_array_agree() {
         assert_eq!(a["groups_ranked_at"], "Hit@20");
         assert_eq!(groups[0]["sid"], "<a_3><b_3>");
         assert_eq!(groups[0]["items"], serde_json::json!(["3", "4", "5"]));
+        // <a_3><b_3> is among the beams of users 1, 2 and 4, the target of users 2 and 4.
+        assert_eq!(
+            (
+                groups[0]["generated"].as_u64(),
+                groups[0]["targets"].as_u64()
+            ),
+            (Some(3), Some(2))
+        );
     }
 }
 

@@ -122,7 +122,13 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
                 return Err(e.into());
             }
             written?;
-            summary.context("evaluation produced no summary")?
+            let summary = summary.context("evaluation produced no summary")?;
+            eprintln!(
+                "wrote the values of {} users to {}",
+                summary.n_users,
+                out.display()
+            );
+            summary
         }
     };
     drop(bar);
