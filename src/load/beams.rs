@@ -26,7 +26,7 @@ pub enum BeamsFormat {
 
 /// A byte range of [`BeamRecord`]'s text arena (ids and unreadable SIDs), so a record needs
 /// no allocation per string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Span {
     start: u32,
     end: u32,
