@@ -7,6 +7,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::mpsc;
 
 use rayon::prelude::*;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -341,34 +342,67 @@ pub fn map_records<T: Send>(
     let (format, file) = open(path, progress)?;
     match format {
         BeamsFormat::JsonArray => read_array(path, file, progress, &mut |rec| consume(map(rec))),
-        BeamsFormat::JsonLines => {
-            let mut blocks = LineBlocks::new(path, file);
-            let mut block = Block::default();
-            if !blocks.next(&mut block, progress)? {
-                return blocks.finish();
+        BeamsFormat::JsonLines => std::thread::scope(|scope| {
+            // Three stages overlap: a reader thread fills blocks, the thread pool parses and
+            // maps a block, and this thread consumes the previous block's results in order.
+            let (full_tx, full_rx) = mpsc::sync_channel::<Result<Block>>(1);
+            let (empty_tx, empty_rx) = mpsc::channel::<Block>();
+            for _ in 0..2 {
+                let _ = empty_tx.send(Block::default());
             }
-            let mut parsed = parse_block(path, &block, &map);
-            loop {
-                let results = parsed?;
-                if !blocks.next(&mut block, progress)? {
-                    consume_all(results, &mut consume)?;
-                    return blocks.finish();
+            let reader = scope.spawn(move || {
+                let mut blocks = LineBlocks::new(path, file);
+                for mut block in empty_rx {
+                    match blocks.next(&mut block, progress) {
+                        Ok(true) => {
+                            if full_tx.send(Ok(block)).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(false) => break,
+                        Err(e) => {
+                            let _ = full_tx.send(Err(e));
+                            break;
+                        }
+                    }
                 }
-                // Parse the next block on other threads while this one consumes the
-                // previous block's results in order.
-                let consumed;
-                (parsed, consumed) = std::thread::scope(|scope| {
-                    let worker = scope.spawn(|| parse_block(path, &block, &map));
-                    let consumed = consume_all(results, &mut consume);
-                    let parsed = worker
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    (parsed, consumed)
-                });
-                consumed?;
-            }
-        }
+                blocks.finish()
+            });
+            let mut pending: Option<Vec<Vec<T>>> = None;
+            let outcome = (|| -> Result<()> {
+                for block in &full_rx {
+                    let block = block?;
+                    let (parsed, consumed) = match pending.take() {
+                        None => (parse_block(path, &block, &map), Ok(())),
+                        Some(results) => std::thread::scope(|inner| {
+                            let worker = inner.spawn(|| parse_block(path, &block, &map));
+                            let consumed = consume_all(results, &mut consume);
+                            (join(worker), consumed)
+                        }),
+                    };
+                    consumed?;
+                    pending = Some(parsed?);
+                    let _ = empty_tx.send(block);
+                }
+                match pending.take() {
+                    Some(results) => consume_all(results, &mut consume),
+                    None => Ok(()),
+                }
+            })();
+            // Stopping early: closing the channels lets the reader finish.
+            drop(full_rx);
+            drop(empty_tx);
+            let count = join(reader);
+            outcome.and(count)
+        }),
     }
+}
+
+/// Waits for a scoped thread, passing its panic on.
+fn join<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Parses and maps one block's records in parallel batches, keeping file order.
@@ -402,7 +436,7 @@ fn consume_all<T>(batches: Vec<Vec<T>>, consume: &mut impl FnMut(T) -> Result<()
 }
 
 /// Records parsed per parallel task.
-const BATCH_RECORDS: usize = 512;
+const BATCH_RECORDS: usize = 128;
 
 /// Bytes read per block of JSON Lines (a block is split at its last newline).
 const BLOCK_BYTES: usize = 4 << 20;
