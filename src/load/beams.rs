@@ -1219,6 +1219,64 @@ mod tests {
     }
 
     #[test]
+    fn errors_in_later_blocks_stop_the_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let pad = "y".repeat(4000);
+        let mut text = String::new();
+        for i in 0..5000 {
+            if i == 3000 {
+                text.push_str("{\"beam_sids\": [1]}\n");
+            } else {
+                text.push_str(&format!(
+                    "{{\"beam_sids\": [], \"target_item\": {i}, \"pad\": \"{pad}\"}}\n"
+                ));
+            }
+        }
+        let p = write(&dir, "bad.jsonl", &text);
+        let mut seen = 0;
+        let e = map_records(
+            &p,
+            &NoProgress,
+            |r| r.record(),
+            |_| {
+                seen += 1;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("record 3000 (line 3001): beam_sids[0] is a number"),
+            "{e}"
+        );
+        assert!(seen <= 3000);
+        let e = map_records(
+            &p,
+            &NoProgress,
+            |r| r.record(),
+            |record| {
+                if record == 1234 {
+                    Err(Error::Invalid("stop here".into()))
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "stop here");
+        struct Stop;
+        impl Progress for Stop {
+            fn stage(&self, _: &str, _: u64) {}
+            fn advance(&self, _: u64) {}
+            fn cancelled(&self) -> bool {
+                true
+            }
+        }
+        let e = map_records(&p, &Stop, |r| r.record(), |_| Ok(())).unwrap_err();
+        assert!(matches!(e, Error::Cancelled), "{e}");
+    }
+
+    #[test]
     fn parallel_map_keeps_file_order_across_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let n = 3000;
