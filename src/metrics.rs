@@ -88,8 +88,7 @@ impl UserOutcome {
             .iter()
             .chain(self.repeat_ranks.iter())
             .filter(|&&r| (r as usize) < k)
-            .map(|&r| 1.0 / ((r as f64) + 2.0).log2())
-            .sum()
+            .fold(0.0, |sum, &r| sum + 1.0 / ((r as f64) + 2.0).log2())
     }
 
     /// ItemHit@K = e/G with e = min(G, max(0, K − P)): the chance that the target item itself
@@ -844,6 +843,16 @@ mod tests {
         assert_eq!([3, 5, 6].map(|k| o.item_hit(k)), [0.0, 0.0, 1.0]);
         assert!(close(o.item_ndcg(6), disc(6)));
         assert!(close(o.ndcg(3), disc(3)));
+    }
+
+    #[test]
+    fn misses_are_positive_zero() {
+        let (f, c) = both(r#"{"beam_sids": ["<a_3><b_3>"], "target_item": "0"}"#);
+        for v in [f.outcome.values(5), c.outcome.values(5)] {
+            for (_, x) in v.named() {
+                assert!(x == 0.0 && x.is_sign_positive(), "{v:?}");
+            }
+        }
     }
 
     #[test]
