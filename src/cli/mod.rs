@@ -5,6 +5,7 @@
 mod groups;
 mod output;
 mod progress;
+mod project;
 mod stats;
 
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
+    Project(project::Args),
 }
 
 /// Global options every subcommand sees.
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Project(args)) => project::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();

@@ -4,6 +4,7 @@
 pub mod ids;
 pub mod index;
 pub mod items;
+pub mod npy;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};

@@ -1,0 +1,294 @@
+//! `sidlens project`: the TUI scatter's data, headless — a 2-D t-SNE projection of the item
+//! embeddings (item id, x, y, and the rank of the collision group of highlighted items).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use ndarray::ArrayView2;
+use serde::Serialize;
+use sidlens::collision::Collisions;
+use sidlens::error::Place;
+use sidlens::load::SidIndex;
+use sidlens::load::npy::{FloatMatrix, read_float_matrix};
+use sidlens::output::{ensure_not_input, write_atomically};
+use sidlens::progress::Progress;
+use sidlens::projection::{
+    self, CacheOutcome, Element, Method, Projection, ProjectionCache, ProjectionParams,
+};
+use sidlens::report::{Align, Table, csv, text};
+use sidlens::{Error, Result};
+
+use super::Globals;
+use super::output::{print_json, print_text};
+use super::progress::Bar;
+
+/// Arguments of `sidlens project`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Item embeddings: a 2-D float32/float64 .npy file, row i = item id i (integer ids) or
+    /// the i-th item of --index.
+    #[arg(long, value_name = "FILE")]
+    embeddings: PathBuf,
+    /// SID index giving item ids and collision groups.
+    #[arg(long, value_name = "FILE")]
+    index: Option<PathBuf>,
+    /// Highlight the N largest collision groups of --index (always kept in the sample).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "index")]
+    highlight: usize,
+    /// Project a sample of at most N items when there are more.
+    #[arg(long, value_name = "N", default_value_t = ProjectionParams::default().max_points)]
+    max_points: usize,
+    /// Seed of the sample and of the t-SNE start (same seed, same picture).
+    #[arg(long, value_name = "S", default_value_t = ProjectionParams::default().seed)]
+    seed: u64,
+    /// t-SNE perplexity (lowered automatically for small samples).
+    #[arg(long, value_name = "P", default_value_t = ProjectionParams::default().perplexity)]
+    perplexity: f64,
+    /// t-SNE iterations.
+    #[arg(long, value_name = "N", default_value_t = ProjectionParams::default().iterations)]
+    iterations: usize,
+    /// Dimensions kept by PCA before t-SNE.
+    #[arg(long, value_name = "N", default_value_t = ProjectionParams::default().pca_dims)]
+    pca_dims: usize,
+    /// Neither read nor write the cache (.sidlens-cache/ beside the embeddings).
+    #[arg(long)]
+    no_cache: bool,
+    /// Write the result to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print CSV instead of a table.
+    #[arg(long)]
+    csv: bool,
+}
+
+/// The JSON form of the result.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    embeddings: &'a Path,
+    total_rows: usize,
+    projected: usize,
+    method: Method,
+    perplexity: f64,
+    seed: u64,
+    cache: &'static str,
+    notes: &'a [String],
+    points: Vec<PointRow>,
+}
+
+#[derive(Debug, Serialize)]
+struct PointRow {
+    /// The item id (the row number when no index is given).
+    id: String,
+    row: usize,
+    x: f64,
+    y: f64,
+    /// Rank of the item's collision group among the highlighted ones (1 = largest).
+    group: Option<usize>,
+}
+
+/// Items and their embedding rows: from the index when given, else one item per row.
+struct Items {
+    index: Option<SidIndex>,
+    /// Embedding row → item position in the index.
+    position_of_row: HashMap<usize, usize>,
+    /// Embedding row → rank of its highlighted collision group.
+    group_of_row: HashMap<usize, usize>,
+    candidates: Vec<usize>,
+    must_include: Vec<usize>,
+}
+
+/// Runs `sidlens project`.
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    if let Some(out) = &args.out {
+        let mut inputs = vec![args.embeddings.as_path()];
+        inputs.extend(args.index.as_deref());
+        ensure_not_input(out, &inputs)?;
+    }
+    let params = ProjectionParams {
+        perplexity: args.perplexity,
+        seed: args.seed,
+        max_points: args.max_points,
+        pca_dims: args.pca_dims,
+        iterations: args.iterations,
+        ..ProjectionParams::default()
+    };
+    params.validate()?;
+    let matrix = read_float_matrix(&args.embeddings)?;
+    let items = Items::load(&args, matrix.nrows())?;
+    let rows = projection::sample_among(
+        &items.candidates,
+        params.max_points,
+        &items.must_include,
+        params.seed,
+    )?;
+    let bar = Bar::new(globals.quiet);
+    let cache = (!args.no_cache).then(|| ProjectionCache::beside(&args.embeddings));
+    let (result, outcome) = match &matrix {
+        FloatMatrix::F32(a) => compute(a.view(), &rows, &params, cache.as_ref(), &bar),
+        FloatMatrix::F64(a) => compute(a.view(), &rows, &params, cache.as_ref(), &bar),
+    }
+    .with_context(|| format!("projecting {}", args.embeddings.display()))?;
+    drop(bar);
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let cache_word = match &outcome {
+        None => "off",
+        Some(CacheOutcome::Hit(path)) => {
+            eprintln!("note: loaded from the cache {}", path.display());
+            "hit"
+        }
+        Some(CacheOutcome::Stored(_)) => "stored",
+        Some(CacheOutcome::NotStored(why)) => {
+            eprintln!("warning: could not save the projection cache: {why}");
+            "not-stored"
+        }
+    };
+    let text = if args.json {
+        let report = Report {
+            embeddings: &args.embeddings,
+            total_rows: result.total_rows,
+            projected: result.rows.len(),
+            method: result.method,
+            perplexity: result.perplexity,
+            seed: params.seed,
+            cache: cache_word,
+            notes: &result.notes,
+            points: items.point_rows(&result),
+        };
+        if args.out.is_none() {
+            return print_json(&report);
+        }
+        let mut json = serde_json::to_string_pretty(&report)?;
+        json.push('\n');
+        json
+    } else {
+        let table = items.table(&result);
+        if args.csv {
+            csv::render(&table)
+        } else {
+            text::render(&table)
+        }
+    };
+    match &args.out {
+        Some(out) => Ok(write_atomically(out, |w| w.write_all(text.as_bytes()))?),
+        None => print_text(&text),
+    }
+}
+
+fn compute<T: Element>(
+    embeddings: ArrayView2<'_, T>,
+    rows: &[usize],
+    params: &ProjectionParams,
+    cache: Option<&ProjectionCache>,
+    progress: &dyn Progress,
+) -> Result<(Projection, Option<CacheOutcome>)> {
+    match cache {
+        Some(cache) => cache
+            .load_or_compute(embeddings, rows, params, progress)
+            .map(|(p, outcome)| (p, Some(outcome))),
+        None => projection::project(embeddings, rows, params, progress).map(|p| (p, None)),
+    }
+}
+
+impl Items {
+    fn load(args: &Args, n_rows: usize) -> Result<Items> {
+        let Some(path) = &args.index else {
+            return Ok(Items {
+                index: None,
+                position_of_row: HashMap::new(),
+                group_of_row: HashMap::new(),
+                candidates: (0..n_rows).collect(),
+                must_include: Vec::new(),
+            });
+        };
+        let index = SidIndex::load(path, None)?;
+        let ids = index.ids();
+        let mut position_of_row = HashMap::with_capacity(index.n_items());
+        for position in 0..index.n_items() {
+            let row = ids.vector_row(position);
+            if row >= n_rows {
+                return Err(Error::data(
+                    path,
+                    Place::Item(index.id(position).to_string()),
+                    format!(
+                        "the item's embedding row {row} is beyond the {n_rows} rows of {}",
+                        args.embeddings.display()
+                    ),
+                ));
+            }
+            position_of_row.insert(row, position);
+        }
+        let collisions = Collisions::new(&index);
+        let mut group_of_row = HashMap::new();
+        for (rank, group) in collisions
+            .collision_groups()
+            .into_iter()
+            .take(args.highlight)
+            .enumerate()
+        {
+            for &position in collisions.items(group) {
+                group_of_row.insert(ids.vector_row(position as usize), rank + 1);
+            }
+        }
+        let mut candidates: Vec<usize> = position_of_row.keys().copied().collect();
+        candidates.sort_unstable();
+        let mut must_include: Vec<usize> = group_of_row.keys().copied().collect();
+        must_include.sort_unstable();
+        Ok(Items {
+            index: Some(index),
+            position_of_row,
+            group_of_row,
+            candidates,
+            must_include,
+        })
+    }
+
+    fn id(&self, row: usize) -> String {
+        match (&self.index, self.position_of_row.get(&row)) {
+            (Some(index), Some(&position)) => index.id(position).to_string(),
+            _ => row.to_string(),
+        }
+    }
+
+    fn point_rows(&self, result: &Projection) -> Vec<PointRow> {
+        result
+            .rows
+            .iter()
+            .zip(&result.points)
+            .map(|(&row, point)| PointRow {
+                id: self.id(row),
+                row,
+                x: point[0],
+                y: point[1],
+                group: self.group_of_row.get(&row).copied(),
+            })
+            .collect()
+    }
+
+    fn table(&self, result: &Projection) -> Table {
+        let mut table = Table::new(&[
+            ("id", Align::Left),
+            ("row", Align::Right),
+            ("x", Align::Right),
+            ("y", Align::Right),
+            ("group", Align::Right),
+        ]);
+        for (&row, point) in result.rows.iter().zip(&result.points) {
+            table.push(vec![
+                self.id(row),
+                row.to_string(),
+                format!("{:.4}", point[0]),
+                format!("{:.4}", point[1]),
+                self.group_of_row
+                    .get(&row)
+                    .map_or(String::new(), |g| g.to_string()),
+            ]);
+        }
+        table
+    }
+}
