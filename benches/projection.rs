@@ -1,6 +1,7 @@
 //! Wall-clock timing of the projection (PCA + Barnes–Hut t-SNE) per stage, for N = 1,000 and
 //! 4,344 (the reference MiniLM embeddings, when ../shared/reference is present) and 20,000
-//! synthetic rows. Run: `cargo bench --bench projection` (add `-- 1000` to run one size).
+//! synthetic rows; `-- 50000` alone runs a 50,000×4,096 input (default sample of 10,000) to show
+//! that PCA stays bounded. Run: `cargo bench --bench projection` (add `-- 1000` for one size).
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -42,8 +43,9 @@ fn time(label: &str, data: &Array2<f32>, n: usize) {
         .map(|w| format!("{} {:.2}s", w[0].0, secs(w[1].1 - w[0].1)))
         .collect();
     println!(
-        "{label}: N={} d={} total {:.2}s ({}) on {} threads",
+        "{label}: N={} of {} d={} total {:.2}s ({}) on {} threads",
         result.rows.len(),
+        data.nrows(),
         data.ncols(),
         secs(total),
         parts.join(", "),
@@ -93,5 +95,13 @@ fn main() {
     }
     if wanted(20_000) {
         time("synthetic", &synthetic(20_000, 384, 40), 20_000);
+    }
+    if only == Some(50_000) {
+        let data = synthetic(50_000, 4096, 40);
+        time(
+            "synthetic wide",
+            &data,
+            ProjectionParams::default().max_points,
+        );
     }
 }

@@ -73,6 +73,34 @@ fn minilm_neighbourhoods_survive_the_projection() {
     assert!(kept > 0.30, "10-NN preservation {kept}");
 }
 
+/// The full reference run with default params, twice, on one and on two threads: the same
+/// points bit for bit, and most neighbourhoods kept. Slow (~20 s):
+/// `cargo test --release --test projection -- --ignored`.
+#[test]
+#[ignore]
+fn full_minilm_projection_is_reproducible_and_faithful() {
+    let Some(dir) = reference() else { return };
+    let matrix = read_float_matrix(&dir.join("embeddings/Scientific.emb-minilm.npy")).unwrap();
+    let data = matrix.as_f32().expect("float32 reference embeddings");
+    let rows: Vec<usize> = (0..data.nrows()).collect();
+    let run = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| project(data, &rows, &ProjectionParams::default(), &NoProgress).unwrap())
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one, two);
+    let high: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|&r| data.row(r).iter().map(|&v| f64::from(v)).collect())
+        .collect();
+    let kept = neighbour_preservation(&high, &one.points, 10);
+    eprintln!("10-NN preservation on all {} items: {kept:.3}", rows.len());
+    assert!(kept > 0.35, "10-NN preservation {kept}");
+}
+
 fn sidlens(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sidlens"))
         .args(args)

@@ -1,23 +1,21 @@
 //! `sidlens project`: the TUI scatter's data, headless — a 2-D t-SNE projection of the item
 //! embeddings (item id, x, y, and the rank of the collision group of highlighted items).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ndarray::ArrayView2;
 use serde::Serialize;
+use sidlens::Result;
 use sidlens::collision::Collisions;
-use sidlens::error::Place;
 use sidlens::load::SidIndex;
 use sidlens::load::npy::{FloatMatrix, read_float_matrix};
 use sidlens::output::{ensure_not_input, write_atomically};
 use sidlens::progress::Progress;
 use sidlens::projection::{
-    self, CacheOutcome, Element, Method, Projection, ProjectionCache, ProjectionParams,
+    self, CacheOutcome, Element, ItemRows, Method, Projection, ProjectionCache, ProjectionParams,
 };
 use sidlens::report::{Align, Table, csv, text};
-use sidlens::{Error, Result};
 
 use super::Globals;
 use super::output::{print_json, print_text};
@@ -92,13 +90,8 @@ struct PointRow {
 
 /// Items and their embedding rows: from the index when given, else one item per row.
 struct Items {
-    index: Option<SidIndex>,
-    /// Embedding row → item position in the index.
-    position_of_row: HashMap<usize, usize>,
-    /// Embedding row → rank of its highlighted collision group.
-    group_of_row: HashMap<usize, usize>,
-    candidates: Vec<usize>,
-    must_include: Vec<usize>,
+    index: Option<(SidIndex, ItemRows)>,
+    n_rows: usize,
 }
 
 /// Runs `sidlens project`.
@@ -120,9 +113,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let matrix = read_float_matrix(&args.embeddings)?;
     let items = Items::load(&args, matrix.nrows())?;
     let rows = projection::sample_among(
-        &items.candidates,
+        &items.candidates(),
         params.max_points,
-        &items.must_include,
+        items.must_include(),
         params.seed,
     )?;
     let bar = Bar::new(globals.quiet);
@@ -135,6 +128,13 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     drop(bar);
     for note in &result.notes {
         eprintln!("note: {note}");
+    }
+    if result.is_sample() && !items.must_include().is_empty() {
+        eprintln!(
+            "note: the sample keeps all {} items of the {} highlighted groups",
+            items.must_include().len(),
+            args.highlight
+        );
     }
     let cache_word = match &outcome {
         None => "off",
@@ -196,63 +196,46 @@ fn compute<T: Element>(
 }
 
 impl Items {
-    fn load(args: &Args, n_rows: usize) -> Result<Items> {
-        let Some(path) = &args.index else {
-            return Ok(Items {
-                index: None,
-                position_of_row: HashMap::new(),
-                group_of_row: HashMap::new(),
-                candidates: (0..n_rows).collect(),
-                must_include: Vec::new(),
-            });
+    fn load(args: &Args, n_rows: usize) -> anyhow::Result<Items> {
+        let index = match &args.index {
+            Some(path) => {
+                let index = SidIndex::load(path, None)?;
+                let collisions = Collisions::new(&index);
+                let rows = ItemRows::new(&index, &collisions, n_rows, args.highlight)
+                    .with_context(|| format!("placing items on {}", args.embeddings.display()))?;
+                Some((index, rows))
+            }
+            None => None,
         };
-        let index = SidIndex::load(path, None)?;
-        let ids = index.ids();
-        let mut position_of_row = HashMap::with_capacity(index.n_items());
-        for position in 0..index.n_items() {
-            let row = ids.vector_row(position);
-            if row >= n_rows {
-                return Err(Error::data(
-                    path,
-                    Place::Item(index.id(position).to_string()),
-                    format!(
-                        "the item's embedding row {row} is beyond the {n_rows} rows of {}",
-                        args.embeddings.display()
-                    ),
-                ));
-            }
-            position_of_row.insert(row, position);
+        Ok(Items { index, n_rows })
+    }
+
+    fn candidates(&self) -> Vec<usize> {
+        match &self.index {
+            Some((_, rows)) => rows.rows().to_vec(),
+            None => (0..self.n_rows).collect(),
         }
-        let collisions = Collisions::new(&index);
-        let mut group_of_row = HashMap::new();
-        for (rank, group) in collisions
-            .collision_groups()
-            .into_iter()
-            .take(args.highlight)
-            .enumerate()
-        {
-            for &position in collisions.items(group) {
-                group_of_row.insert(ids.vector_row(position as usize), rank + 1);
-            }
-        }
-        let mut candidates: Vec<usize> = position_of_row.keys().copied().collect();
-        candidates.sort_unstable();
-        let mut must_include: Vec<usize> = group_of_row.keys().copied().collect();
-        must_include.sort_unstable();
-        Ok(Items {
-            index: Some(index),
-            position_of_row,
-            group_of_row,
-            candidates,
-            must_include,
-        })
+    }
+
+    fn must_include(&self) -> &[usize] {
+        self.index
+            .as_ref()
+            .map_or(&[], |(_, rows)| rows.highlighted())
     }
 
     fn id(&self, row: usize) -> String {
-        match (&self.index, self.position_of_row.get(&row)) {
-            (Some(index), Some(&position)) => index.id(position).to_string(),
-            _ => row.to_string(),
+        match &self.index {
+            Some((index, rows)) => rows
+                .position(row)
+                .map_or_else(|| row.to_string(), |p| index.id(p).to_string()),
+            None => row.to_string(),
         }
+    }
+
+    fn group(&self, row: usize) -> Option<usize> {
+        self.index
+            .as_ref()
+            .and_then(|(_, rows)| rows.group_rank(row))
     }
 
     fn point_rows(&self, result: &Projection) -> Vec<PointRow> {
@@ -265,7 +248,7 @@ impl Items {
                 row,
                 x: point[0],
                 y: point[1],
-                group: self.group_of_row.get(&row).copied(),
+                group: self.group(row),
             })
             .collect()
     }
@@ -284,9 +267,7 @@ impl Items {
                 row.to_string(),
                 format!("{:.4}", point[0]),
                 format!("{:.4}", point[1]),
-                self.group_of_row
-                    .get(&row)
-                    .map_or(String::new(), |g| g.to_string()),
+                self.group(row).map_or(String::new(), |g| g.to_string()),
             ]);
         }
         table

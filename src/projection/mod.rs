@@ -3,11 +3,13 @@
 //! on-disk cache beside the data so reopening is instant.
 
 mod cache;
+mod items;
 mod pca;
 mod rng;
 mod tsne;
 
 pub use cache::{CacheOutcome, ProjectionCache};
+pub use items::ItemRows;
 
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
@@ -265,7 +267,7 @@ pub fn project<T: Element>(
     let largest = (n - 1) as f64 / 3.0;
     let perplexity = if params.perplexity > largest {
         result.notes.push(format!(
-            "perplexity lowered from {} to {:.2}: only {n} points (needs 3 × perplexity < n)",
+            "perplexity lowered from {} to {:.2}: only {n} points (t-SNE needs 3 × perplexity ≤ points − 1)",
             params.perplexity, largest
         ));
         largest
