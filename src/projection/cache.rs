@@ -16,6 +16,8 @@ use crate::progress::Progress;
 
 const FORMAT: &str = "sidlens-projection";
 const DIR_NAME: &str = ".sidlens-cache";
+/// Projection files kept per cache directory; older ones are removed after each store.
+const KEEP_FILES: usize = 32;
 
 /// Where projections are looked up and stored, in order of preference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +99,13 @@ impl ProjectionCache {
         self.dirs.iter().find_map(|dir| {
             let path = dir.join(Self::file_name(key));
             let bytes = fs::read(&path).ok()?;
-            decode(&bytes, key, rows).map(|p| (p, path))
+            let projection = decode(&bytes, key, rows)?;
+            // Mark the entry as recently used so pruning keeps it (best effort).
+            let _ = fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            Some((projection, path))
         })
     }
 
@@ -112,7 +120,10 @@ impl ProjectionCache {
                     write_atomically(&path, |w| w.write_all(&bytes)).map_err(|e| e.to_string())
                 });
             match written {
-                Ok(()) => return CacheOutcome::Stored(path),
+                Ok(()) => {
+                    prune(dir, KEEP_FILES);
+                    return CacheOutcome::Stored(path);
+                }
                 Err(e) => failures.push(e),
             }
         }
@@ -120,6 +131,30 @@ impl ProjectionCache {
             failures.push("no cache directory is configured".to_string());
         }
         CacheOutcome::NotStored(failures.join("; "))
+    }
+}
+
+/// Removes all but the `keep` most recently written projection files of `dir` (best effort:
+/// a cache that cannot be tidied is still a cache).
+fn prune(dir: &Path, keep: usize) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("tsne-") && name.ends_with(".bin")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if files.len() <= keep {
+        return;
+    }
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, path) in files.into_iter().skip(keep) {
+        let _ = fs::remove_file(path);
     }
 }
 
@@ -304,6 +339,30 @@ mod tests {
             cache_key(data.view(), &rows, &more_points),
             cache_key(data.view(), &rows, &params())
         );
+    }
+
+    #[test]
+    fn old_entries_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..5 {
+            let path = dir.path().join(format!("tsne-{i}.bin"));
+            fs::write(&path, "x").unwrap();
+            let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1000 + i);
+            fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        }
+        fs::write(dir.path().join("other.txt"), "kept").unwrap();
+        prune(dir.path(), 2);
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["other.txt", "tsne-3.bin", "tsne-4.bin"]);
     }
 
     #[test]
