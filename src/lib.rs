@@ -13,5 +13,6 @@ pub mod projection;
 pub mod report;
 pub mod sid;
 pub mod stats;
+pub mod synthetic;
 
 pub use error::{Error, Result};

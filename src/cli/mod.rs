@@ -7,6 +7,7 @@ mod output;
 mod progress;
 mod project;
 mod stats;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,8 @@ enum Command {
     Groups(groups::Args),
     /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
     Project(project::Args),
+    /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
+    Synth(synth::Args),
 }
 
 /// Global options every subcommand sees.
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Project(args)) => project::run(args, globals),
+        Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
