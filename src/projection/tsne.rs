@@ -470,10 +470,13 @@ impl QuadTree {
         let me = cells.len();
         cells.push(Cell {
             mass: node.mass,
-            width_sq: (2.0 * node.half).powi(2),
+            width_sq: if node.children == 0 {
+                LEAF
+            } else {
+                (2.0 * node.half).powi(2)
+            },
             count: f64::from(node.count),
             next: 0,
-            leaf: node.children == 0,
         });
         if node.children != 0 {
             for q in 0..4 {
@@ -488,17 +491,21 @@ impl QuadTree {
 #[derive(Debug, Clone, Copy)]
 struct Cell {
     mass: [f64; 2],
+    /// Squared width, or [`LEAF`] so that leaves pass the summary test without a branch.
     width_sq: f64,
     count: f64,
     /// Index of the first cell after this one's subtree.
     next: u32,
-    leaf: bool,
 }
+
+/// The "squared width" of a leaf: below any θ² · d², so a leaf is always used as it is.
+const LEAF: f64 = -1.0;
 
 /// Σ_j q̂² (y − y_j) and Σ_j q̂ over all points other than `y`, approximating a cell by its
 /// centre of mass when width / distance < θ. With θ ≤ 0.7 a cell that contains `y` is never
 /// approximated (its centre of mass is within √2 widths of `y`), so `y` meets itself only in
-/// its own leaf, at distance 0, and is left out there.
+/// its own leaf, at distance 0, and is left out there. (An inner cell at distance 0 is never
+/// summarised: its test is width² < 0.)
 fn repulsion(cells: &[Cell], y: [f64; 2], theta: f64) -> [f64; 3] {
     let (mut fx, mut fy, mut z) = (0.0, 0.0, 0.0);
     let theta_sq = theta * theta;
@@ -507,7 +514,7 @@ fn repulsion(cells: &[Cell], y: [f64; 2], theta: f64) -> [f64; 3] {
         let cell = &cells[at];
         let (dx, dy) = (y[0] - cell.mass[0], y[1] - cell.mass[1]);
         let d2 = dx * dx + dy * dy;
-        if cell.leaf || cell.width_sq < theta_sq * d2 {
+        if cell.width_sq < theta_sq * d2 {
             let others = if d2 == 0.0 {
                 cell.count - 1.0
             } else {
