@@ -74,7 +74,7 @@ fn minilm_neighbourhoods_survive_the_projection() {
 }
 
 /// The full reference run with default params, twice, on one and on two threads: the same
-/// points bit for bit, and most neighbourhoods kept. Slow (~20 s):
+/// points bit for bit, and most neighbourhoods kept. Slow (20–40 s on two busy cores):
 /// `cargo test --release --test projection -- --ignored`.
 #[test]
 #[ignore]

@@ -374,7 +374,7 @@ struct QuadTree {
 struct Node {
     center: [f64; 2],
     half: f64,
-    /// Sum of the positions below, then (after `finish`) their centre of mass.
+    /// Sum of the positions below; their centre of mass once the tree is built.
     mass: [f64; 2],
     count: u32,
     /// Index of the first of four children; 0 for a leaf.
