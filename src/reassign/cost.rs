@@ -13,6 +13,8 @@ use crate::sid::Code;
 #[derive(Debug, Clone)]
 pub struct CostModel {
     latents: Latents,
+    /// The latents row of each item position.
+    rows: Vec<u32>,
     n_levels: usize,
     codebook_size: usize,
     dim: usize,
@@ -46,6 +48,7 @@ impl CostModel {
         }
         Ok(CostModel {
             latents,
+            rows: vector_rows(index),
             n_levels,
             codebook_size: v,
             dim,
@@ -58,11 +61,17 @@ impl CostModel {
     /// Estimates the codebooks from the latents alone, level by level: a code's codeword is
     /// the mean residual of the items assigned to it (what residual k-means converges to).
     /// Codes no item uses get no codeword and are unavailable as new last codes.
+    ///
+    /// Each level is one sequential pass over the items, split into a number of chunks that
+    /// depends only on the data's shape, with partial sums added in chunk order: the result
+    /// is the same on any number of threads.
     pub fn estimate(index: &SidIndex, latents: Latents, progress: &dyn Progress) -> Result<Self> {
         latents.check_covers(index)?;
         let (n_levels, v, dim) = (index.n_levels(), index.codebook_size(), latents.dim());
+        let rows = vector_rows(index);
         let mut model = CostModel {
             latents,
+            rows,
             n_levels,
             codebook_size: v,
             dim,
@@ -70,21 +79,40 @@ impl CostModel {
             available: vec![false; v],
             estimated: true,
         };
+        let n = index.n_items();
+        let per_chunk_bytes = (v * dim * 8).max(1);
+        let n_chunks = (n / 65_536)
+            .clamp(1, 16)
+            .min((256 << 20) / per_chunk_bytes)
+            .max(1);
+        let chunk_len = n.div_ceil(n_chunks);
         progress.stage("codebooks", n_levels as u64);
         for level in 0..n_levels {
             check_cancelled(progress)?;
-            let buckets = items_by_code(index, level, v);
-            let means: Vec<Option<Vec<f64>>> = buckets
-                .par_iter()
-                .map(|items| model.mean_residual(index, level, items))
+            let partials: Vec<(Vec<f64>, Vec<u64>)> = (0..n_chunks)
+                .into_par_iter()
+                .map(|chunk| {
+                    let range = chunk * chunk_len..((chunk + 1) * chunk_len).min(n);
+                    model.sum_residuals(index, level, range)
+                })
                 .collect();
-            for (code, mean) in means.into_iter().enumerate() {
-                if let Some(mean) = mean {
-                    let start = (level * v + code) * dim;
-                    model.codewords[start..start + dim].copy_from_slice(&mean);
-                    if level + 1 == n_levels {
-                        model.available[code] = true;
-                    }
+            let mut sums = vec![0.0; v * dim];
+            let mut counts = vec![0u64; v];
+            for (s, c) in partials {
+                sums.iter_mut().zip(&s).for_each(|(a, b)| *a += b);
+                counts.iter_mut().zip(&c).for_each(|(a, b)| *a += b);
+            }
+            for (code, &count) in counts.iter().enumerate() {
+                if count == 0 {
+                    continue;
+                }
+                let start = (level * v + code) * dim;
+                let sum = &sums[code * dim..(code + 1) * dim];
+                for (w, s) in model.codewords[start..start + dim].iter_mut().zip(sum) {
+                    *w = s / count as f64;
+                }
+                if level + 1 == n_levels {
+                    model.available[code] = true;
                 }
             }
             progress.advance(1);
@@ -92,22 +120,28 @@ impl CostModel {
         Ok(model)
     }
 
-    /// The mean of `items`' residuals after `level` levels, or `None` for no items.
-    fn mean_residual(&self, index: &SidIndex, level: usize, items: &[u32]) -> Option<Vec<f64>> {
-        if items.is_empty() {
-            return None;
-        }
-        let mut sum = vec![0.0; self.dim];
+    /// Per-code sums and counts of the residuals after `level` levels of the items in `range`.
+    fn sum_residuals(
+        &self,
+        index: &SidIndex,
+        level: usize,
+        range: std::ops::Range<usize>,
+    ) -> (Vec<f64>, Vec<u64>) {
+        let mut sums = vec![0.0; self.codebook_size * self.dim];
+        let mut counts = vec![0u64; self.codebook_size];
         let mut r = vec![0.0; self.dim];
-        for &p in items {
-            self.residual_to(index, p as usize, level, &mut r);
-            for (s, x) in sum.iter_mut().zip(&r) {
+        for p in range {
+            self.residual_to(index, p, level, &mut r);
+            let code = index.codes(p)[level] as usize;
+            counts[code] += 1;
+            for (s, x) in sums[code * self.dim..(code + 1) * self.dim]
+                .iter_mut()
+                .zip(&r)
+            {
                 *s += x;
             }
         }
-        let n = items.len() as f64;
-        sum.iter_mut().for_each(|s| *s /= n);
-        Some(sum)
+        (sums, counts)
     }
 
     /// Whether the codebooks were estimated from the latents rather than given.
@@ -152,7 +186,7 @@ impl CostModel {
     }
 
     fn residual_to(&self, index: &SidIndex, position: usize, levels: usize, out: &mut [f64]) {
-        self.latents.row_into(index.ids().vector_row(position), out);
+        self.latents.row_into(self.rows[position] as usize, out);
         for (level, &code) in index.codes(position)[..levels].iter().enumerate() {
             for (o, c) in out.iter_mut().zip(self.codeword(level, code)) {
                 *o -= c;
@@ -170,13 +204,13 @@ impl CostModel {
     }
 }
 
-/// Item positions per code at `level`, each list in position order.
-fn items_by_code(index: &SidIndex, level: usize, v: usize) -> Vec<Vec<u32>> {
-    let mut buckets = vec![Vec::new(); v];
-    for p in 0..index.n_items() {
-        buckets[index.codes(p)[level] as usize].push(p as u32);
-    }
-    buckets
+/// The latents row of every item, by position.
+fn vector_rows(index: &SidIndex) -> Vec<u32> {
+    let ids = index.ids();
+    (0..index.n_items())
+        .into_par_iter()
+        .map(|p| ids.vector_row(p) as u32)
+        .collect()
 }
 
 /// `‖a − b‖²` with eight independent partial sums (fast, and the same result every run).

@@ -15,6 +15,7 @@ pub use cost::CostModel;
 use crate::collision::{Collisions, PrefixGroup};
 use crate::error::{Error, Result};
 use crate::load::SidIndex;
+use crate::load::ids::canonical_integer;
 use crate::progress::Progress;
 use crate::sid::Code;
 
@@ -215,6 +216,7 @@ pub fn plan(
         .into_iter()
         .filter(|&p| collisions.prefix_has_collision(p))
         .collect();
+    let integer_ids = integer_ids(index);
     progress.stage("reassigning", with_collision.len() as u64);
     let outcomes = with_collision
         .par_iter()
@@ -222,7 +224,7 @@ pub fn plan(
             if progress.cancelled() {
                 return Err(Error::Cancelled);
             }
-            let outcome = plan_group(index, collisions, p, capacity, cost);
+            let outcome = plan_group(index, collisions, integer_ids.as_deref(), p, capacity, cost);
             progress.advance(1);
             outcome
         })
@@ -251,13 +253,13 @@ enum Outcome {
 fn plan_group(
     index: &SidIndex,
     collisions: &Collisions,
+    integer_ids: Option<&[u64]>,
     p: PrefixGroup,
     capacity: usize,
     cost: Option<&CostModel>,
 ) -> Result<Outcome> {
     let last = index.n_levels() - 1;
-    let mut items = collisions.prefix_items(p).to_vec();
-    items.sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize));
+    let items = in_id_order(index, integer_ids, collisions.prefix_items(p));
     let native: Vec<Code> = items
         .iter()
         .map(|&i| index.codes(i as usize)[last])
@@ -344,6 +346,26 @@ fn plan_group(
         optimal: Some(optimal),
         greedy: Some(greedy),
     }))
+}
+
+/// Every item's id as an integer, when all ids are integers: then sorting by these keys is
+/// sorting by id (see [`crate::load::ItemIds::cmp_ids`]), without parsing ids again.
+fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
+    let ids = index.ids();
+    (0..index.n_items())
+        .into_par_iter()
+        .map(|p| canonical_integer(ids.get(p)))
+        .collect()
+}
+
+/// `positions` sorted by item id.
+fn in_id_order(index: &SidIndex, integer_ids: Option<&[u64]>, positions: &[u32]) -> Vec<u32> {
+    let mut items = positions.to_vec();
+    match integer_ids {
+        Some(keys) => items.sort_unstable_by_key(|&p| keys[p as usize]),
+        None => items.sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize)),
+    }
+    items
 }
 
 fn build_problem(
@@ -444,6 +466,91 @@ impl Plan {
             Error::Invalid("a reassigned index needs vectors (--latents) to price the moves".into())
         })?;
         Ok(index.with_last_codes(path, &codes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Latents;
+    use crate::progress::NoProgress;
+    use ndarray::Array2;
+    use std::path::Path;
+
+    fn index(text: &str, v: Option<usize>) -> SidIndex {
+        SidIndex::parse(text.as_bytes(), Path::new("i.json"), v).unwrap()
+    }
+
+    #[test]
+    fn without_vectors_only_the_minimum_is_known() {
+        let idx = index(
+            r#"{"0": [1, 2], "1": [1, 2], "2": [1, 2], "3": [1, 3], "4": [0, 0], "5": [0, 1]}"#,
+            Some(8),
+        );
+        let plan = plan(&idx, &Collisions::new(&idx), None, &NoProgress).unwrap();
+        assert_eq!(plan.groups.len(), 1);
+        assert_eq!(plan.groups[0].min_changes, 2);
+        assert_eq!(plan.summary.optimal.n_reassigned, 2);
+        assert_eq!(plan.summary.optimal.total_delta, None);
+        assert_eq!(plan.summary.reduction_pct, None);
+        assert!(plan.last_codes(&idx, Mode::Optimal).is_none());
+        assert!(
+            plan.apply(&idx, Mode::Optimal, Path::new("o.json"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn groups_over_capacity_or_short_of_codewords_are_skipped_and_reported() {
+        // With V inferred as 2, prefix 1 (3 items) is over capacity. With V = 4 and estimated
+        // codebooks only codes 0 and 1 (used somewhere) have codewords: prefix 1 needs a free
+        // one and has none; prefix 0 can move one item to code 0.
+        let text = r#"{"0": [1, 0], "1": [1, 1], "2": [1, 1], "3": [0, 1], "4": [0, 1]}"#;
+        let over = index(text, None);
+        let p = plan(&over, &Collisions::new(&over), None, &NoProgress).unwrap();
+        assert_eq!(p.summary.skipped_over_capacity, 1);
+        assert_eq!(p.skipped[0].prefix, vec![1]);
+        assert_eq!(
+            p.skipped[0].reason,
+            SkipReason::OverCapacity { capacity: 2 }
+        );
+        let wide = index(text, Some(4));
+        let latents = Latents::from_f64(Path::new("l.npy"), Array2::zeros((5, 1))).unwrap();
+        let cost = CostModel::estimate(&wide, latents, &NoProgress).unwrap();
+        assert_eq!(cost.n_unavailable(), 2);
+        let p = plan(&wide, &Collisions::new(&wide), Some(&cost), &NoProgress).unwrap();
+        assert_eq!(p.summary.skipped_too_few_codes, 1);
+        assert_eq!(
+            p.skipped[0].reason,
+            SkipReason::TooFewCodes {
+                needed: 1,
+                available: 0
+            }
+        );
+        assert_eq!(p.summary.n_groups_resolved, 1);
+        assert_eq!(p.skipped[0].prefix, vec![1]);
+        let last = p.last_codes(&wide, Mode::Optimal).unwrap();
+        assert_eq!(&last[..3], &[0, 1, 1], "the skipped group is unchanged");
+        let mut resolved = last[3..].to_vec();
+        resolved.sort();
+        assert_eq!(resolved, vec![0, 1]);
+    }
+
+    struct CancelAtOnce;
+
+    impl Progress for CancelAtOnce {
+        fn stage(&self, _name: &str, _total: u64) {}
+        fn advance(&self, _n: u64) {}
+        fn cancelled(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn cancellation_stops_the_plan() {
+        let idx = index(r#"{"0": [1, 2], "1": [1, 2]}"#, Some(4));
+        let err = plan(&idx, &Collisions::new(&idx), None, &CancelAtOnce).unwrap_err();
+        assert!(matches!(err, Error::Cancelled));
     }
 }
 

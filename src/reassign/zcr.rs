@@ -50,25 +50,22 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         .flat_map(|r| (0..cols).map(move |j| problem.delta(r, j).abs()))
         .fold(0.0f64, f64::max);
     let scale = Scaling::new(h, cols, max_abs);
-    let costs: Vec<i128> = (0..h)
-        .flat_map(|r| {
-            (0..cols)
-                .map(move |j| scale.cost(r, j, j != problem.native_col(r), problem.delta(r, j)))
-        })
-        .collect();
-    let mut shared = vec![false; cols];
+    let mut keep = vec![false; cols];
     for r in 0..h {
-        shared[problem.native_col(r)] = true;
+        keep[problem.native_col(r)] = true;
     }
-    let free: Vec<usize> = (0..cols).filter(|&j| !shared[j]).collect();
-    let movers = h - shared.iter().filter(|&&s| s).count();
-    let mut keep = shared;
+    let free: Vec<usize> = (0..cols).filter(|&j| !keep[j]).collect();
+    let movers = h - (cols - free.len());
     if movers < free.len() {
-        let mut ranked = free.clone();
+        // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
+        // (q, j). Rounded quanta are exact integers in f64, so they compare as the i128s would.
+        let mut ranked: Vec<(f64, usize)> = Vec::with_capacity(free.len());
         for r in 0..h {
-            let row = &costs[r * cols..(r + 1) * cols];
-            ranked.select_nth_unstable_by_key(movers - 1, |&j| (row[j], j));
-            for &j in &ranked[..movers] {
+            ranked.clear();
+            ranked.extend(free.iter().map(|&j| (scale.quanta(problem.delta(r, j)), j)));
+            ranked
+                .select_nth_unstable_by(movers - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(_, j) in &ranked[..movers] {
                 keep[j] = true;
             }
         }
@@ -79,7 +76,7 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     let mut weights = Matrix::new(h, kept.len(), 0i128);
     for r in 0..h {
         for (k, &j) in kept.iter().enumerate() {
-            weights[(r, k)] = costs[r * cols + j];
+            weights[(r, k)] = scale.cost(r, j, j != problem.native_col(r), problem.delta(r, j));
         }
     }
     let (_, assignment) = kuhn_munkres_min(&weights);
@@ -143,9 +140,14 @@ impl Scaling {
         (room >= 1).then(|| (127 - room.leading_zeros()).min(MAX_BITS))
     }
 
+    /// `q(ΔD)`, an integer held exactly in an f64 (`|q| ≤ 2^62`).
+    fn quanta(&self, delta: f64) -> f64 {
+        (delta * self.delta_scale).round()
+    }
+
     fn cost(&self, row: usize, col: usize, changed: bool, delta: f64) -> i128 {
         let w = self.h - row as i128;
-        let q = (delta * self.delta_scale).round() as i128;
+        let q = self.quanta(delta) as i64 as i128;
         let changed = i128::from(changed);
         let code = if self.code_term { col as i128 } else { 0 };
         changed * self.m + q * self.t + w * (changed * self.a + code)

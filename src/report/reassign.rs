@@ -175,7 +175,7 @@ pub fn summary_table(summary: &Summary) -> Table {
 
 /// The facts around the totals: groups resolved and skipped, codebook, reduction.
 pub fn overview_table(summary: &Summary) -> Table {
-    let mut t = Table::new(&[("", Align::Left), ("value", Align::Right)]);
+    let mut t = Table::new(&[("", Align::Left), ("value", Align::Left)]);
     let mut row = |k: &str, v: String| t.push(vec![k.to_string(), v]);
     row(
         "prefix groups with collisions",
@@ -195,11 +195,13 @@ pub fn overview_table(summary: &Summary) -> Table {
     row("codebook size V", summary.codebook_size.to_string());
     let codebook = if !summary.with_vectors {
         "none (no vectors: ΔD unknown)".to_string()
-    } else if summary.codebook_estimated {
+    } else if summary.codebook_estimated && summary.unavailable_codes > 0 {
         format!(
-            "estimated from latents ({} codes unused, unavailable)",
+            "estimated from latents; {} unused last-level codes have no codeword and are never given",
             summary.unavailable_codes
         )
+    } else if summary.codebook_estimated {
+        "estimated from latents (mean residual per code)".to_string()
     } else {
         "given".to_string()
     };
