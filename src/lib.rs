@@ -14,5 +14,6 @@ pub mod reassign;
 pub mod report;
 pub mod sid;
 pub mod stats;
+pub mod synthetic;
 
 pub use error::{Error, Result};

@@ -8,6 +8,7 @@ mod output;
 mod progress;
 mod stats;
 mod zcr;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     Zcr(zcr::Args),
     /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
     Diff(diff::Args),
+    /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
+    Synth(synth::Args),
 }
 
 /// Global options every subcommand sees.
@@ -61,6 +64,7 @@ pub fn main() -> ExitCode {
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Zcr(args)) => zcr::run(args, globals),
         Some(Command::Diff(args)) => diff::run(args, globals),
+        Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
