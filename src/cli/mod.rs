@@ -7,8 +7,8 @@ mod groups;
 mod output;
 mod progress;
 mod stats;
-mod zcr;
 mod synth;
+mod zcr;
 
 use std::process::ExitCode;
 

@@ -61,7 +61,6 @@ impl CostModel {
     /// Estimates the codebooks from the latents alone, level by level: a code's codeword is
     /// the mean residual of the items assigned to it (what residual k-means converges to).
     /// Codes no item uses get no codeword and are unavailable as new last codes.
-    ///
     /// Each level is one sequential pass over the items, split into a number of chunks that
     /// depends only on the data's shape, with partial sums added in chunk order: the result
     /// is the same on any number of threads.

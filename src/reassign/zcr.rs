@@ -1,32 +1,6 @@
 //! Optimal zero-collision reassignment (ZCR) of one prefix group: the exact lexicographic
 //! optimum (fewest items changed, then least total ΔD, then a fixed tie-break by item id
 //! order), solved as one integer assignment problem with Kuhn–Munkres.
-//!
-//! Only the holders of shared codes are rows (an item alone on its code keeps it in every
-//! optimum); columns are the shared codes plus the group's free codes, ascending. Row `k`
-//! (rows in item id order) taking column `j` costs
-//! `cost(k, j) = [j ≠ native_k]·M + q(ΔD_kj)·T + w_k·([j ≠ native_k]·A + j)` with
-//! `w_k = h − k`, `q(x) = round(x · 2^(b−e))` where `2^(e−1) ≤ max|ΔD| < 2^e`.
-//!
-//! Tie-break, precisely: among assignments with the fewest changes and the least quantised
-//! total ΔD, the chosen one minimises first `Σ_{moved k} w_k` and then `Σ_k w_k · j_k`. So
-//! among interchangeable items (same native code, same distances, e.g. duplicate vectors)
-//! the lowest id keeps the native code and lower codes go to lower ids.
-//!
-//! Why nothing overflows (with `S = h(h+1)/2`, `Q = 2^b`, `h ≤ cols ≤ 65,536`):
-//! the tie part of any assignment lies in `[0, S·A + S·(cols−1)] = [0, T − 1]` with
-//! `A = S·(cols−1) + 1`; the ΔD part lies in `[−h·Q·T, h·Q·T]`; so two assignments'
-//! non-`M` parts differ by less than `M = 2·h·Q·T + T`, and a change more always costs more.
-//! Every entry is below `E = (2h+3)·Q·T` in magnitude. In Kuhn–Munkres the row labels stay
-//! within `[−E, E]` (an unmatched column with label 0 bounds them from below), column labels
-//! within `[0, 2E]`, slacks below `4E`, and the final label sum below `3h·E`; b is the
-//! largest value ≤ 62 with `(3h+4)·E ≤ i128::MAX`, asserted. When the full tie-break would
-//! leave b < 50 (only for groups of thousands of rows) its code term is dropped (`A = 1`,
-//! no `j` term, `T = S + 1`), which gives b ≥ 60 for every `h ≤ 65,536`.
-//!
-//! Precision: `q` is exact rounding by a power of two, so each entry is off by at most half a
-//! quantum `2^(e−b)`, and the returned total ΔD is within `h·2^(e−b) < 2h·max|ΔD|·2^−b` of
-//! the exact optimum (≤ 1.1e−16·max|ΔD| for h ≤ 256, b = 62).
 
 use pathfinding::kuhn_munkres::kuhn_munkres_min;
 use pathfinding::matrix::Matrix;
@@ -34,7 +8,18 @@ use pathfinding::matrix::Matrix;
 use super::GroupProblem;
 
 /// The column each row takes in the optimum of `problem`.
-///
+/// Only the holders of shared codes are rows (an item alone on its code keeps it in every
+/// optimum); columns are the shared codes plus the group's free codes, ascending. Row `k`
+/// (rows in item id order, `h` rows) taking column `j` costs
+/// `[j ≠ native_k]·M + q(ΔD_kj)·T + w_k·([j ≠ native_k]·A + j)` with `w_k = h − k` and
+/// `q(x) = round(x · 2^(b−e))`, `2^(e−1) ≤ max|ΔD| < 2^e` (see [`Scaling`] for M, T, A, b).
+/// Tie-break, precisely: among assignments with the fewest changes and the least quantised
+/// total ΔD, the result minimises first `Σ_{moved k} w_k`, then `Σ_k w_k·j_k`; so among
+/// interchangeable items (same native code and distances, e.g. duplicate vectors) the lowest
+/// id keeps the native code and lower codes go to lower ids.
+/// Precision: `q` rounds exactly after scaling by a power of two, so each entry is off by at
+/// most half a quantum `2^(e−b)` and the total ΔD found is within `h·2^(e−b) < 2h·max|ΔD|·2^−b`
+/// of the exact optimum (≤ 1.1e−16·max|ΔD| for h ≤ 256, b = 62).
 /// Columns are pruned before solving: `m = h − s` rows move (s = shared codes), each to a free
 /// column, and some optimum gives every mover one of its `m` cheapest free columns (by the
 /// integer cost, then column): were a mover on a column outside that set, one of the set is
@@ -83,7 +68,20 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     assignment.into_iter().map(|k| kept[k]).collect()
 }
 
-/// The integer cost model of one group; see the module docs for the bounds.
+/// The integer cost model of one group: the weights M (per change), T (per ΔD quantum) and
+/// A (per change, inside the tie-break), and the ΔD scale `2^(b−e)`.
+// Why nothing overflows (S = h(h+1)/2, Q = 2^b, h ≤ cols ≤ 65,536): the tie part of any
+// assignment lies in [0, S·A + S·(cols−1)] = [0, T − 1] with A = S·(cols−1) + 1; the ΔD part
+// lies in [−h·Q·T, h·Q·T]; so two assignments' non-M parts differ by less than
+// M = 2·h·Q·T + T, and one change more always costs more. Every entry is below
+// E = (2h+3)·Q·T in magnitude. In Kuhn–Munkres (pathfinding 4.16, run on −cost) the row
+// labels start at a row maximum and only decrease, and never below −E: while a row is
+// unmatched some column is unmatched with label 0, and each step's delta is at most that
+// column's slack. Column labels start at 0, only increase, and stay ≤ 2E (tight on a matched
+// edge); so slacks stay below 4E and the final label sum below 3h·E. `bits` picks the
+// largest b ≤ 62 with (3h+4)·E ≤ i128::MAX, and `new` asserts it. When the full tie-break
+// would leave b < 50 (only for groups of thousands of rows) its code term is dropped
+// (A = 1, no j term, T = S + 1), which leaves b ≥ 60 for every h ≤ 65,536.
 #[derive(Debug, Clone, Copy)]
 struct Scaling {
     h: i128,
