@@ -307,7 +307,9 @@ fn plan_group(
             available: n_free,
         });
     }
-    let columns: Vec<Code> = (0..capacity as Code)
+    // Codes run up to V − 1 ≤ 65,535: count in usize (V itself may not fit a Code).
+    let columns: Vec<Code> = (0..capacity)
+        .map(|c| c as Code)
         .filter(|&c| {
             if is_native[c as usize] {
                 shared.binary_search(&c).is_ok()
@@ -544,6 +546,22 @@ mod tests {
         fn cancelled(&self) -> bool {
             true
         }
+    }
+
+    #[test]
+    fn the_largest_codebook_size_offers_every_code() {
+        let idx = index(r#"{"0": [65535], "1": [65535]}"#, Some(65_536));
+        let latents = Latents::from_f64(Path::new("l.npy"), Array2::zeros((2, 1))).unwrap();
+        let cb = crate::load::Codebooks::from_array(
+            Path::new("c.npy"),
+            ndarray::Array3::zeros((1, 65_536, 1)),
+        )
+        .unwrap();
+        let cost = CostModel::from_codebooks(&idx, latents, &cb).unwrap();
+        let p = plan(&idx, &Collisions::new(&idx), Some(&cost), &NoProgress).unwrap();
+        // All distances are equal: item 0 (lower id) keeps 65535, item 1 takes code 0.
+        assert_eq!(p.groups[0].optimal.as_ref().unwrap().codes, vec![65_535, 0]);
+        assert_eq!(p.groups[0].greedy.as_ref().unwrap().codes, vec![65_535, 0]);
     }
 
     #[test]
