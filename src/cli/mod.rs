@@ -2,11 +2,13 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod diff;
 mod groups;
 mod output;
 mod progress;
 mod stats;
 mod synth;
+mod zcr;
 
 use std::process::ExitCode;
 
@@ -30,6 +32,10 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
+    Zcr(zcr::Args),
+    /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
+    Diff(diff::Args),
     /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
     Synth(synth::Args),
 }
@@ -56,6 +62,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Zcr(args)) => zcr::run(args, globals),
+        Some(Command::Diff(args)) => diff::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;

@@ -4,10 +4,12 @@
 pub mod ids;
 pub mod index;
 pub mod items;
+pub mod vectors;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
 pub use items::{ItemInfo, ItemTexts};
+pub use vectors::{Codebooks, Latents};
 
 use std::path::Path;
 
