@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ndarray::Array2;
-use sidlens::load::npy::read_float_matrix;
+use sidlens::load::{Latents, LatentsView};
 use sidlens::progress::Progress;
 use sidlens::projection::{ProjectionParams, project, sample_rows};
 
@@ -77,10 +77,13 @@ fn main() {
     let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/reference/embeddings/Scientific.emb-minilm.npy");
     let scientific = if reference.exists() {
-        read_float_matrix(&reference)
+        match Latents::load(&reference)
             .expect("reference embeddings")
-            .as_f32()
-            .map(|a| a.to_owned())
+            .view()
+        {
+            LatentsView::F32(a) => Some(a.to_owned()),
+            LatentsView::F64(_) => None,
+        }
     } else {
         eprintln!("skipping the reference sizes: ../shared/reference not found");
         None

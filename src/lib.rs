@@ -5,11 +5,13 @@
 //! binary are thin front ends over it, so every number the TUI shows is scriptable.
 
 pub mod collision;
+pub mod diff;
 pub mod error;
 pub mod load;
 pub mod output;
 pub mod progress;
 pub mod projection;
+pub mod reassign;
 pub mod report;
 pub mod sid;
 pub mod stats;

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use ndarray::Array2;
 use ndarray_npy::write_npy;
-use sidlens::load::npy::read_float_matrix;
+use sidlens::load::{Latents, LatentsView};
 use sidlens::progress::NoProgress;
 use sidlens::projection::{ProjectionParams, project, sample_rows};
 
@@ -56,8 +56,10 @@ fn neighbour_preservation(high: &[Vec<f64>], low: &[[f64; 2]], k: usize) -> f64 
 #[test]
 fn minilm_neighbourhoods_survive_the_projection() {
     let Some(dir) = reference() else { return };
-    let matrix = read_float_matrix(&dir.join("embeddings/Scientific.emb-minilm.npy")).unwrap();
-    let data = matrix.as_f32().expect("float32 reference embeddings");
+    let matrix = Latents::load(&dir.join("embeddings/Scientific.emb-minilm.npy")).unwrap();
+    let LatentsView::F32(data) = matrix.view() else {
+        panic!("the reference embeddings are float32")
+    };
     let rows = sample_rows(data.nrows(), 1000, &[], 0).unwrap();
     let params = ProjectionParams {
         iterations: 500,
@@ -80,8 +82,10 @@ fn minilm_neighbourhoods_survive_the_projection() {
 #[ignore]
 fn full_minilm_projection_is_reproducible_and_faithful() {
     let Some(dir) = reference() else { return };
-    let matrix = read_float_matrix(&dir.join("embeddings/Scientific.emb-minilm.npy")).unwrap();
-    let data = matrix.as_f32().expect("float32 reference embeddings");
+    let matrix = Latents::load(&dir.join("embeddings/Scientific.emb-minilm.npy")).unwrap();
+    let LatentsView::F32(data) = matrix.view() else {
+        panic!("the reference embeddings are float32")
+    };
     let rows: Vec<usize> = (0..data.nrows()).collect();
     let run = |threads| {
         rayon::ThreadPoolBuilder::new()

@@ -2,12 +2,14 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod diff;
 mod groups;
 mod output;
 mod progress;
 mod project;
 mod stats;
 mod synth;
+mod zcr;
 
 use std::process::ExitCode;
 
@@ -33,6 +35,10 @@ enum Command {
     Groups(groups::Args),
     /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
     Project(project::Args),
+    /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
+    Zcr(zcr::Args),
+    /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
+    Diff(diff::Args),
     /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
     Synth(synth::Args),
 }
@@ -60,6 +66,8 @@ pub fn main() -> ExitCode {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Project(args)) => project::run(args, globals),
+        Some(Command::Zcr(args)) => zcr::run(args, globals),
+        Some(Command::Diff(args)) => diff::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;

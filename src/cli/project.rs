@@ -8,8 +8,7 @@ use ndarray::ArrayView2;
 use serde::Serialize;
 use sidlens::Result;
 use sidlens::collision::Collisions;
-use sidlens::load::SidIndex;
-use sidlens::load::npy::{FloatMatrix, read_float_matrix};
+use sidlens::load::{Latents, LatentsView, SidIndex};
 use sidlens::output::{ensure_not_input, write_atomically};
 use sidlens::progress::Progress;
 use sidlens::projection::{
@@ -110,8 +109,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         ..ProjectionParams::default()
     };
     params.validate()?;
-    let matrix = read_float_matrix(&args.embeddings)?;
-    let items = Items::load(&args, matrix.nrows())?;
+    let embeddings = Latents::load(&args.embeddings)?;
+    let items = Items::load(&args, embeddings.n_rows())?;
     let rows = projection::sample_among(
         &items.candidates(),
         params.max_points,
@@ -120,9 +119,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     )?;
     let bar = Bar::new(globals.quiet);
     let cache = (!args.no_cache).then(|| ProjectionCache::beside(&args.embeddings));
-    let (result, outcome) = match &matrix {
-        FloatMatrix::F32(a) => compute(a.view(), &rows, &params, cache.as_ref(), &bar),
-        FloatMatrix::F64(a) => compute(a.view(), &rows, &params, cache.as_ref(), &bar),
+    let (result, outcome) = match embeddings.view() {
+        LatentsView::F32(a) => compute(a, &rows, &params, cache.as_ref(), &bar),
+        LatentsView::F64(a) => compute(a, &rows, &params, cache.as_ref(), &bar),
     }
     .with_context(|| format!("projecting {}", args.embeddings.display()))?;
     drop(bar);
