@@ -6,11 +6,14 @@
 
 pub mod collision;
 pub mod compare;
+pub mod diff;
 pub mod error;
 pub mod load;
 pub mod metrics;
 pub mod output;
 pub mod progress;
+pub mod projection;
+pub mod reassign;
 pub mod report;
 pub mod sid;
 pub mod stats;

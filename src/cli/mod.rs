@@ -3,12 +3,15 @@
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
 mod compare;
+mod diff;
 mod eval;
 mod groups;
 mod output;
 mod progress;
+mod project;
 mod stats;
 mod synth;
+mod zcr;
 
 use std::process::ExitCode;
 
@@ -36,6 +39,12 @@ enum Command {
     Eval(eval::Args),
     /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
     Compare(compare::Args),
+    /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
+    Project(project::Args),
+    /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
+    Zcr(zcr::Args),
+    /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
+    Diff(diff::Args),
     /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
     Synth(synth::Args),
 }
@@ -64,6 +73,9 @@ pub fn main() -> ExitCode {
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Eval(args)) => eval::run(args, globals),
         Some(Command::Compare(args)) => compare::run(args, globals),
+        Some(Command::Project(args)) => project::run(args, globals),
+        Some(Command::Zcr(args)) => zcr::run(args, globals),
+        Some(Command::Diff(args)) => diff::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;

@@ -6,10 +6,12 @@ pub mod dataset;
 pub mod ids;
 pub mod index;
 pub mod items;
+pub mod vectors;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
 pub use items::{ItemInfo, ItemTexts};
+pub use vectors::{Codebooks, Latents, LatentsView};
 
 use std::path::Path;
 

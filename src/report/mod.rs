@@ -8,6 +8,7 @@ pub mod eval;
 pub mod groups;
 pub mod latex;
 pub mod markdown;
+pub mod reassign;
 pub mod stats;
 pub mod text;
 
