@@ -475,12 +475,26 @@ fn parse_line(
     line: usize,
 ) -> std::result::Result<(), String> {
     rec.clear(record, line);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!(
-            "invalid UTF-8 at column {} (JSON text must be UTF-8)",
-            e.valid_up_to() + 1
-        )
-    })?;
+    let text = if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8 (checked just above, much faster than `from_utf8`).
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    } else {
+        std::str::from_utf8(bytes).map_err(|e| {
+            format!(
+                "invalid UTF-8 at column {} (JSON text must be UTF-8)",
+                e.valid_up_to() + 1
+            )
+        })?
+    };
+    if !parse_plain_record(text, rec) {
+        rec.clear(record, line);
+        parse_with_serde(text, rec)?;
+    }
+    rec.validate()
+}
+
+/// Reads one record with serde (any valid JSON); the message says what is wrong.
+fn parse_with_serde(text: &str, rec: &mut BeamRecord) -> std::result::Result<(), String> {
     let mut de = serde_json::Deserializer::from_str(text);
     RecordSeed {
         rec: &mut *rec,
@@ -497,8 +511,163 @@ fn parse_line(
         } else {
             format!("{message} (column {})", e.column())
         }
-    })?;
-    rec.validate()
+    })
+}
+
+/// The fast path of [`parse_line`] for the records generators usually write: an object whose
+/// keys are `beam_sids` (a list of strings), `target` (string or null) and `target_item`
+/// (string, non-negative integer or null), strings without escapes. Fills `rec` exactly as
+/// the serde path would and returns `true`; returns `false` at anything else (other fields,
+/// escapes, malformed JSON), and the serde path then reads the line and reports any error.
+fn parse_plain_record(text: &str, rec: &mut BeamRecord) -> bool {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return false;
+    }
+    i += 1;
+    let mut seen = 0u8;
+    loop {
+        ws(&mut i);
+        let Some(key) = plain_string(text, &mut i) else {
+            return false;
+        };
+        ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return false;
+        }
+        i += 1;
+        ws(&mut i);
+        let bit = match key {
+            "beam_sids" => 1,
+            "target" => 2,
+            "target_item" => 4,
+            _ => return false,
+        };
+        if seen & bit != 0 {
+            return false;
+        }
+        seen |= bit;
+        let ok = match key {
+            "beam_sids" => {
+                rec.has_beams = true;
+                plain_sid_list(text, &mut i, rec)
+            }
+            "target" => match plain_string(text, &mut i) {
+                Some(sid) => {
+                    rec.target = Some(rec.read_sid(sid));
+                    true
+                }
+                None => plain_null(b, &mut i),
+            },
+            _ => match plain_string(text, &mut i).or_else(|| plain_integer(text, &mut i)) {
+                Some(id) => {
+                    rec.target_item = Some(rec.push_text(id));
+                    true
+                }
+                None => plain_null(b, &mut i),
+            },
+        };
+        if !ok {
+            return false;
+        }
+        ws(&mut i);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => {
+                i += 1;
+                ws(&mut i);
+                return i == b.len();
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A JSON string without escapes or control characters at byte `*i`, moving past it.
+fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
+    let b = text.as_bytes();
+    if b.get(*i) != Some(&b'"') {
+        return None;
+    }
+    let start = *i + 1;
+    let len = memchr::memchr2(b'"', b'\\', &b[start..])?;
+    let body = &b[start..start + len];
+    if b[start + len] != b'"' || body.iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+        return None;
+    }
+    *i = start + len + 1;
+    // Quotes are ASCII, so both ends are character boundaries.
+    text.get(start..start + len)
+}
+
+/// A non-negative JSON integer that fits in `u64`, written as JSON allows (no leading zero).
+fn plain_integer<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
+    let b = text.as_bytes();
+    let start = *i;
+    let len = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let digits = &b[start..start + len];
+    let follows = b.get(start + len).copied();
+    if len == 0
+        || len > 19
+        || (len > 1 && digits[0] == b'0')
+        || matches!(follows, Some(b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    *i = start + len;
+    text.get(start..start + len)
+}
+
+fn plain_null(b: &[u8], i: &mut usize) -> bool {
+    if b[*i..].starts_with(b"null") {
+        *i += 4;
+        true
+    } else {
+        false
+    }
+}
+
+/// `["<a_1>...", ...]`: each string read as a beam SID.
+fn plain_sid_list(text: &str, i: &mut usize, rec: &mut BeamRecord) -> bool {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    if b.get(*i) != Some(&b'[') {
+        return false;
+    }
+    *i += 1;
+    ws(i);
+    if b.get(*i) == Some(&b']') {
+        *i += 1;
+        return true;
+    }
+    loop {
+        ws(i);
+        let Some(sid) = plain_string(text, i) else {
+            return false;
+        };
+        let sid = rec.read_sid(sid);
+        rec.beams.push(sid);
+        ws(i);
+        match b.get(*i) {
+            Some(b',') => *i += 1,
+            Some(b']') => {
+                *i += 1;
+                return true;
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Whole lines of a JSON Lines file, about [`BLOCK_BYTES`] at a time.
@@ -1003,6 +1172,7 @@ mod tests {
     use super::*;
     use crate::progress::NoProgress;
     use crate::sid::sid_key;
+    use proptest::prelude::*;
 
     fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
         let p = dir.path().join(name);
@@ -1106,6 +1276,119 @@ mod tests {
         assert_eq!(strip_line(&a), strip_line(&l));
         assert!(l[2].starts_with("2@4 "), "{}", l[2]);
         assert!(l[3].starts_with("3@5 "), "{}", l[3]);
+    }
+
+    /// Everything a record holds, for comparing two parses.
+    fn dump(r: &BeamRecord) -> String {
+        let sid = |b: BeamSid| match b {
+            BeamSid::Codes { key, n_levels } => format!("{key:x}/{n_levels}"),
+            BeamSid::Unreadable(s) => format!("?{}", r.span_text(s)),
+        };
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {}",
+            r.beams().iter().map(|&b| sid(b)).collect::<Vec<_>>(),
+            r.target().map(sid),
+            r.target_item(),
+            r.scores(),
+            r.ranked_items().map(|i| i.collect::<Vec<_>>()),
+            r.has_beams
+        )
+    }
+
+    /// The fast path either declines or reads exactly what serde reads.
+    fn fast_equals_serde(text: &str) -> std::result::Result<bool, TestCaseError> {
+        let mut fast = BeamRecord::default();
+        let taken = parse_plain_record(text, &mut fast);
+        let mut slow = BeamRecord::default();
+        let serde = parse_with_serde(text, &mut slow);
+        if taken {
+            prop_assert!(serde.is_ok(), "fast path took what serde rejects: {text}");
+            prop_assert_eq!(dump(&fast), dump(&slow), "{}", text);
+        }
+        Ok(taken)
+    }
+
+    #[test]
+    fn fast_path_covers_plain_records_and_declines_the_rest() {
+        for (text, taken) in [
+            (
+                r#"{"beam_sids": ["<a_1><b_2>", "x y"], "target": "<a_1>", "target_item": "7"}"#,
+                true,
+            ),
+            (
+                r#" { "target_item" : 12 , "beam_sids":[ ] ,"target":null } "#,
+                true,
+            ),
+            (
+                r#"{"beam_sids": ["é<a_1>"], "target_item": null, "target": "t"}"#,
+                true,
+            ),
+            (r#"{"beam_sids": ["\u003ca_1>"], "target": "<a_1>"}"#, false),
+            (
+                r#"{"beam_sids": [], "target": "<a_1>", "scores": []}"#,
+                false,
+            ),
+            (r#"{"beam_sids": [], "target": "<a_1>", "x": 1}"#, false),
+            (r#"{"beam_sids": [], "target_item": 012}"#, false),
+            (r#"{"beam_sids": [], "target_item": 1.5}"#, false),
+            (r#"{"beam_sids": [], "target_item": -1}"#, false),
+            (
+                r#"{"beam_sids": [], "target_item": 12345678901234567890}"#,
+                false,
+            ),
+            (r#"{"beam_sids": ["a",], "target": "b"}"#, false),
+            (r#"{"beam_sids": [], "target": "b",}"#, false),
+            (
+                r#"{"beam_sids": [], "beam_sids": [], "target": "b"}"#,
+                false,
+            ),
+            (r#"{"beam_sids": [], "target": "b"} x"#, false),
+            (r#"{"beam_sids": [], "target": nul}"#, false),
+            (r#"{"beam_sids": [], "target": "a	b"}"#, false),
+            ("{}", false),
+        ] {
+            assert_eq!(fast_equals_serde(text).unwrap(), taken, "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Random plain records in any key order and spacing, and random one-byte damage.
+        #[test]
+        fn fast_path_agrees_with_serde(
+            fields in proptest::sample::subsequence(vec![0usize, 1, 2], 0..=3),
+            order in proptest::collection::vec(0usize..3, 3),
+            sids in proptest::collection::vec("[<>a-d_0-9 é]{0,12}", 0..4),
+            item in proptest::prop_oneof![
+                proptest::strategy::Just("null".to_string()),
+                "[0-9]{1,21}",
+                "\"[a-z0-9 ]{0,5}\"",
+            ],
+            space in "[ \t]{0,2}",
+            damage in proptest::option::of((0usize..200, proptest::num::u8::ANY)),
+        ) {
+            let mut fields = fields;
+            fields.sort_by_key(|&f| order[f]);
+            let parts: Vec<String> = fields
+                .iter()
+                .map(|&f| match f {
+                    0 => format!(
+                        "\"beam_sids\":{space}[{}]",
+                        sids.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(&format!(",{space}"))
+                    ),
+                    1 => format!("\"target\":{space}{}", sids.first().map_or("null".to_string(), |s| format!("\"{s}\""))),
+                    _ => format!("\"target_item\"{space}:{item}"),
+                })
+                .collect();
+            let mut text = format!("{space}{{{}}}{space}", parts.join(&format!("{space},")));
+            fast_equals_serde(&text)?;
+            if let Some((at, byte)) = damage {
+                let mut bytes = text.into_bytes();
+                let at = at % bytes.len();
+                bytes[at] = byte;
+                text = String::from_utf8_lossy(&bytes).into_owned();
+                fast_equals_serde(&text)?;
+            }
+        }
     }
 
     #[test]
