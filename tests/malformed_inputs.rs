@@ -231,7 +231,11 @@ fn cases() -> Vec<Case> {
             files: vec![text("i.json", INDEX), ("b.json", beams_bom)],
             ..eval("", "byte-order mark", "beams BOM")
         },
-        eval("42", "expected a JSON array of records", "beams not records"),
+        eval(
+            "42",
+            "expected a JSON array of records",
+            "beams not records",
+        ),
         eval(
             r#"[{"beam_sids": "<a_1><b_2>", "target_item": "0"}]"#,
             "record 0",
