@@ -111,6 +111,149 @@ fn write_fixture(dir: &Path) {
     std::fs::write(dir.join("items.json"), format!("{{{}}}", items.join(", "))).unwrap();
 }
 
+/// The SID (codes) of item `i` in the fixture index.
+fn codes_of(i: usize) -> [usize; 4] {
+    match i {
+        0..=4 => [3, 1, 4, 1],
+        5..=7 => [2, 7, 1, 8],
+        8..=9 => [2, 7, 1, 9],
+        _ => [i % 16, 0, 0, i],
+    }
+}
+
+fn sid(codes: [usize; 4]) -> String {
+    format!(
+        "<a_{}><b_{}><c_{}><d_{}>",
+        codes[0], codes[1], codes[2], codes[3]
+    )
+}
+
+/// Beams of 20 distinct SIDs for 30 users: the three collision groups first (10 items in
+/// all, so a hit among the singletons behind them earns little item-level credit), then a
+/// fixed shuffle of singletons per user (`salt` varies shuffles and targets).
+fn write_beams(path: &Path, salt: usize) {
+    let singles: Vec<String> = (10..40).map(|i| sid(codes_of(i))).collect();
+    let records: Vec<String> = (0..30)
+        .map(|u| {
+            let mut order: Vec<usize> = (0..singles.len()).collect();
+            order.sort_by_key(|&j| (j * 7 + u * 13 + salt * 5) % singles.len());
+            let beams: Vec<String> = [0, 5, 8]
+                .into_iter()
+                .map(|i| sid(codes_of(i)))
+                .chain(order[..17].iter().map(|&j| singles[j].clone()))
+                .map(|s| format!("\"{s}\""))
+                .collect();
+            let target = (u * 3 + salt) % 40;
+            format!(
+                "{{\"beam_sids\": [{}], \"target\": \"{}\", \"target_item\": \"{target}\"}}",
+                beams.join(", "),
+                sid(codes_of(target))
+            )
+        })
+        .collect();
+    std::fs::write(path, format!("[{}]", records.join(",\n"))).unwrap();
+}
+
+/// `sidlens eval --json` of the fixture at `k`: (Hit@k, ItemHit@k) with 4 decimals.
+fn eval(index: &Path, beams: &Path, k: usize) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sidlens"))
+        .args(["eval", "--json", "--k", &k.to_string(), "--index"])
+        .arg(index)
+        .arg("--beams")
+        .arg(beams)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let get = |key: &str| format!("{:.4}", json["metrics"][key].as_f64().unwrap());
+    (get(&format!("Hit@{k}")), get(&format!("ItemHit@{k}")))
+}
+
+/// The metrics table's cells for tokenizer `name`, keyed by the (possibly shortened) header.
+fn metrics_row(screen: &str, name: &str) -> Option<Vec<(String, String)>> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.contains("tokenizer") && l.contains("g_max"))?;
+    let cells = |line: &str| -> Vec<String> {
+        line.split(['│', '┃'])
+            .filter(|part| part.contains("g_max") || part.contains(&format!(" {name} ")))
+            .flat_map(|part| part.split_whitespace().map(str::to_string))
+            .filter(|c| c != "⇅")
+            .collect()
+    };
+    let heads = cells(lines[header]);
+    let row = lines[header + 1..]
+        .iter()
+        .find(|l| l.contains(&format!(" {name} ")))?;
+    Some(heads.into_iter().zip(cells(row)).collect())
+}
+
+fn cell(row: &[(String, String)], headers: &[&str]) -> String {
+    row.iter()
+        .find(|(h, _)| headers.contains(&h.as_str()))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn metrics_equal_sidlens_eval_and_follow_k_and_the_beams_file() {
+    if !Tmux::available() {
+        eprintln!("skipping: tmux not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let index = dir.path().join("toy.index.json");
+    let beams = dir.path().join("toy.per_user.json");
+    write_beams(&beams, 0);
+    let (index_s, beams_s) = (index.to_str().unwrap(), beams.to_str().unwrap());
+    let index_arg = format!("toy={index_s}");
+    let beams_arg = format!("toy={beams_s}");
+    let tmux = Tmux::start(
+        "metrics",
+        160,
+        48,
+        &["tui", "--index", &index_arg, "--beams", &beams_arg],
+    );
+    let shown = |k: usize| {
+        let screen = tmux.wait_for(&format!("metrics at K={k}"), |s| {
+            metrics_row(s, "toy").is_some_and(|r| cell(&r, &[&format!("Hit@{k}")]).contains('.'))
+        });
+        let row = metrics_row(&screen, "toy").unwrap();
+        (
+            cell(&row, &[&format!("Hit@{k}")]),
+            cell(&row, &[&format!("ItemHit@{k}"), &format!("IHit@{k}")]),
+        )
+    };
+    let at10 = shown(10);
+    assert_eq!(
+        at10,
+        eval(&index, &beams, 10),
+        "Hit@10, ItemHit@10 as sidlens eval"
+    );
+    assert_ne!(at10.0, at10.1, "the fixture's collisions inflate Hit@10");
+    tmux.keys(&["-"]);
+    let at5 = shown(5);
+    assert_eq!(at5, eval(&index, &beams, 5));
+    assert_ne!(at5, at10, "K changes the figures");
+    tmux.keys(&["K", "1", "2", "Enter"]);
+    assert_eq!(shown(12), eval(&index, &beams, 12));
+    let before = eval(&index, &beams, 12);
+    write_beams(&beams, 1);
+    let after = eval(&index, &beams, 12);
+    assert_ne!(before, after, "the new beams score differently");
+    let screen = tmux.wait_for("the beams file to be re-evaluated", |s| {
+        metrics_row(s, "toy").is_some_and(|r| cell(&r, &["Hit@12"]) == after.0)
+    });
+    let row = metrics_row(&screen, "toy").unwrap();
+    assert_eq!(cell(&row, &["ItemHit@12", "IHit@12"]), after.1);
+}
+
 #[test]
 fn group_list_shows_the_largest_group_first_and_quitting_restores_the_terminal() {
     if !Tmux::available() {

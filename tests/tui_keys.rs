@@ -9,7 +9,7 @@ mod tui;
 #[path = "common/tui_fixture.rs"]
 mod fixture;
 
-use fixture::{loaded, screen};
+use fixture::{indexes_only, loaded, screen};
 use proptest::prelude::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui::action::Action;
@@ -219,12 +219,12 @@ fn m_filters_by_minimum_size() {
 
 #[test]
 fn plus_minus_and_k_prompt_set_k() {
-    let mut app = loaded(80, 24);
+    let mut app = indexes_only(80, 24);
     assert_eq!(app.k, 10);
     press(&mut app, KeyCode::Char('+'));
     assert_eq!(app.k, 20);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.k, 20, "20 is the largest step");
+    assert_eq!(app.k, 20, "20 is the largest step without beams");
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
     assert_eq!(app.k, 5);
@@ -240,7 +240,27 @@ fn plus_minus_and_k_prompt_set_k() {
     chars(&mut app, "0");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.k, 10, "0 is refused");
-    assert!(app.notice.as_ref().unwrap().text.contains("from 1 to"));
+    assert!(app.notice.as_ref().unwrap().text.contains("from 1 to 20"));
+}
+
+#[test]
+fn k_stops_at_the_beam_width() {
+    let mut app = loaded(80, 24);
+    assert_eq!(app.max_k(), 3, "the fixture's longest beam list");
+    assert_eq!(app.k_steps(), vec![1, 3]);
+    press(&mut app, KeyCode::Char('+'));
+    assert_eq!(app.k, 10, "already beyond the width");
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.k, 3);
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.k, 1);
+    press(&mut app, KeyCode::Char('+'));
+    assert_eq!(app.k, 3);
+    press(&mut app, KeyCode::Char('K'));
+    chars(&mut app, "4");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.k, 3, "4 is beyond the width");
+    assert!(app.notice.as_ref().unwrap().text.contains("from 1 to 3"));
 }
 
 #[test]

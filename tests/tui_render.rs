@@ -39,7 +39,7 @@ fn loading_state_shows_progress() {
     let text = screen(&app);
     assert!(text.contains("loading the index: grouping…"), "{text}");
     assert!(
-        text.contains("loading: items starting… · alpha grouping…"),
+        text.contains("loading: items starting… · alpha index grouping…"),
         "{text}"
     );
 }
@@ -59,6 +59,20 @@ fn metrics_80x24() {
     insta::assert_snapshot!(
         "metrics_80x24",
         draw(&focus(80, 24, Pane::Metrics)).backend()
+    );
+}
+
+#[test]
+fn metrics_at_k1_show_inflation_and_the_rank_flip() {
+    let mut app = focus(80, 24, Pane::Metrics);
+    app.update(Action::KDown);
+    app.update(Action::KDown);
+    assert_eq!(app.k, 1);
+    insta::assert_snapshot!("metrics_k1_80x24", draw(&app).backend());
+    let text = screen(&app);
+    assert!(
+        text.contains("alpha ranks above beta by Hit@1 but below it by ItemHit@1"),
+        "{text}"
     );
 }
 
@@ -169,7 +183,7 @@ fn group_rows_agree_with_sidlens_groups() {
         title: "t".into(),
         tokenizers: vec![TokenizerSource::index_only("alpha", &index)],
         items: Some(items.clone()),
-        codebook_size: None,
+        ..Sources::default()
     };
     let (tx, rx) = channel();
     run(Request::Load(sources.clone()), 0, &Default::default(), &tx);
@@ -204,4 +218,99 @@ fn group_rows_agree_with_sidlens_groups() {
         assert!(text[at..].lines().next().unwrap().contains(title));
         last = at;
     }
+}
+
+/// The reassignment rows the detail pane draws are the library's, so they equal
+/// `sidlens zcr --groups --json` on the same files (titles aside, which the TUI adds).
+#[test]
+fn reassignment_rows_agree_with_sidlens_zcr() {
+    use tui::app::Slot;
+
+    let dir = tempfile::tempdir().unwrap();
+    let sources = fixture::write_files(dir.path());
+    let alpha = &sources.tokenizers[0];
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sidlens"))
+        .args([
+            "zcr",
+            "--groups",
+            "--json",
+            "--codebook-size",
+            "16",
+            "--index",
+        ])
+        .arg(&alpha.index)
+        .arg("--latents")
+        .arg(alpha.latents.as_ref().unwrap())
+        .arg("--codebooks")
+        .arg(alpha.codebooks.as_ref().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let app = loaded(80, 24);
+    let Slot::Ready(reassigned) = &app.tokenizers[0].reassign else {
+        panic!("alpha's reassignment is loaded");
+    };
+    // Through text, as the CLI's output went: serde_json's float parsing may round the last
+    // bit, and then it does so on both sides.
+    let text = serde_json::to_string(&reassigned.rows).unwrap();
+    let mut rows: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for row in rows.as_array_mut().unwrap() {
+        for item in row["items"].as_array_mut().unwrap() {
+            assert!(item.as_object_mut().unwrap().remove("title").is_some());
+        }
+    }
+    assert_eq!(rows, cli["groups"]);
+    assert_eq!(
+        reassigned.plan.summary.optimal.total_delta,
+        cli["optimal"]["total_delta"].as_f64()
+    );
+}
+
+/// Sorting by inflation puts the most over-credited group first, by ZCR saving the group whose
+/// prefix group saves most; both follow the library's numbers.
+#[test]
+fn sorting_by_inflation_and_saving_follows_the_library() {
+    use tui::app::{Slot, SortKey};
+    use tui::data::prefix_key;
+
+    let mut app = loaded(80, 24);
+    app.update(Action::KDown);
+    app.update(Action::KDown);
+    app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Inflation);
+    let t = &app.tokenizers[0];
+    let (Slot::Ready(data), Slot::Ready(m)) = (&t.data, &t.metrics) else {
+        panic!("loaded");
+    };
+    let data = data.clone();
+    let over: Vec<f64> = t
+        .view
+        .order
+        .iter()
+        .map(|&r| m.credit(data.rows[r].group, 1).map_or(0.0, |c| c.over()))
+        .collect();
+    assert!(over.windows(2).all(|w| w[0] >= w[1]), "{over:?}");
+    assert!(over[0] > 0.0);
+    assert!(screen(&app).contains("by inflation"));
+    app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Saving);
+    let t = &app.tokenizers[0];
+    let Slot::Ready(re) = &t.reassign else {
+        panic!("loaded");
+    };
+    let saving: Vec<f64> = t
+        .view
+        .order
+        .iter()
+        .map(|&r| {
+            re.saving(prefix_key(&data.rows[r].codes))
+                .unwrap_or(f64::NEG_INFINITY)
+        })
+        .collect();
+    assert!(saving.windows(2).all(|w| w[0] >= w[1]), "{saving:?}");
 }

@@ -2,12 +2,17 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod compare;
+mod diff;
+mod eval;
 mod groups;
 mod output;
 mod progress;
+mod project;
 mod stats;
 mod synth;
 mod tui;
+mod zcr;
 
 use std::process::ExitCode;
 
@@ -31,6 +36,16 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Hit@K / NDCG@K against collision-corrected ItemHit@K / ItemNDCG@K for a beams file.
+    Eval(eval::Args),
+    /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
+    Compare(compare::Args),
+    /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
+    Project(project::Args),
+    /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
+    Zcr(zcr::Args),
+    /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
+    Diff(diff::Args),
     /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
@@ -59,6 +74,11 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Eval(args)) => eval::run(args, globals),
+        Some(Command::Compare(args)) => compare::run(args, globals),
+        Some(Command::Project(args)) => project::run(args, globals),
+        Some(Command::Zcr(args)) => zcr::run(args, globals),
+        Some(Command::Diff(args)) => diff::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
         None => {

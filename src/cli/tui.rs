@@ -1,24 +1,56 @@
-//! `sidlens tui`: the terminal UI on explicit files, several tokenizers side by side.
+//! `sidlens tui`: the terminal UI on a dataset folder (every tokenizer variant side by side) or
+//! on explicit files (`--index NAME=FILE` per tokenizer, beams and vectors paired by name).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
+use sidlens::load::dataset::Dataset;
 
 use super::Globals;
-use crate::tui::{self, sources::Sources, sources::TokenizerSource};
+use super::eval::CompatArg;
+use crate::tui::{
+    self,
+    sources::{Sources, TokenizerSource},
+};
 
 /// Arguments of `sidlens tui`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// A dataset folder in the CollisionGenRec layout (DIR/indexes/<VARIANT>/<DS>.index.json,
+    /// DIR/<DS>.item.json, DIR/<DS>.emb-*.npy, beams beside the indexes).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Another folder holding `<VARIANT>.per_user.json[l]` beams for DIR's variants.
+    #[arg(long, value_name = "DIR", requires = "dir")]
+    beams_dir: Option<PathBuf>,
     /// A SID index; repeat as NAME=FILE for several tokenizers side by side.
-    #[arg(long, value_name = "[NAME=]FILE", required = true)]
+    #[arg(long, value_name = "[NAME=]FILE")]
     index: Vec<String>,
+    /// Beam outputs of the tokenizer NAME (a plain FILE when there is one tokenizer).
+    #[arg(long, value_name = "[NAME=]FILE")]
+    beams: Vec<String>,
+    /// Item latents (.npy, N×d, row i = item id i) for ZCR costs; a plain FILE applies to
+    /// every tokenizer (the shared embedding space), NAME=FILE to one.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    latents: Vec<String>,
+    /// A tokenizer's codebooks (.npy, L×V×d); without them they are estimated from the latents.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    codebooks: Vec<String>,
     /// Item metadata (`{"id": {"title": ...}}`) for titles, brands and categories.
     #[arg(long, value_name = "FILE")]
     items: Option<PathBuf>,
+    /// Item embeddings (.npy, N×d, row i = item id i) for the t-SNE scatter.
+    #[arg(long, value_name = "FILE")]
+    embeddings: Option<PathBuf>,
     /// Codebook size V when the index does not show it (default: largest code + 1).
     #[arg(long, value_name = "V")]
     codebook_size: Option<usize>,
+    /// Metric semantics: sidlens's faithful default, or exactly the reference cce.py.
+    #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]
+    compat: CompatArg,
+    /// Do not re-evaluate when a beams file changes on disk.
+    #[arg(long)]
+    no_watch: bool,
 }
 
 /// Runs `sidlens tui`.
@@ -28,21 +60,93 @@ pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
 }
 
 fn sources(args: &Args) -> anyhow::Result<Sources> {
-    let mut tokenizers: Vec<TokenizerSource> = Vec::new();
+    let mut sources = match &args.dir {
+        Some(dir) => Sources::from_dataset(&Dataset::discover(dir, args.beams_dir.as_deref())?),
+        None => Sources {
+            title: "files".into(),
+            ..Sources::default()
+        },
+    };
     for spec in &args.index {
         let (name, path) = named(spec);
         let name = name.unwrap_or_else(|| default_name(&path));
-        if tokenizers.iter().any(|t| t.name == name) {
-            bail!("two --index share the name {name:?}; name them with --index NAME=FILE");
+        if sources.tokenizers.iter().any(|t| t.name == name) {
+            bail!("two tokenizers are named {name:?}; name them with --index NAME=FILE");
         }
-        tokenizers.push(TokenizerSource::index_only(name, path));
+        sources
+            .tokenizers
+            .push(TokenizerSource::index_only(name, path));
     }
-    Ok(Sources {
-        title: "files".into(),
-        tokenizers,
-        items: args.items.clone(),
-        codebook_size: args.codebook_size,
-    })
+    if sources.tokenizers.is_empty() {
+        bail!("nothing to show: give a dataset folder or --index FILE");
+    }
+    pair(
+        &mut sources.tokenizers,
+        &args.beams,
+        "--beams",
+        false,
+        |t, p| t.beams = Some(p),
+    )?;
+    pair(
+        &mut sources.tokenizers,
+        &args.latents,
+        "--latents",
+        true,
+        |t, p| t.latents = Some(p),
+    )?;
+    pair(
+        &mut sources.tokenizers,
+        &args.codebooks,
+        "--codebooks",
+        false,
+        |t, p| t.codebooks = Some(p),
+    )?;
+    if let Some(items) = &args.items {
+        sources.items = Some(items.clone());
+    }
+    if let Some(embeddings) = &args.embeddings {
+        sources.embeddings = Some(embeddings.clone());
+    }
+    sources.codebook_size = args.codebook_size;
+    sources.compat = args.compat.into();
+    sources.watch_beams = !args.no_watch;
+    Ok(sources)
+}
+
+/// Gives each `[NAME=]FILE` to the tokenizer of that name; a plain FILE goes to the only
+/// tokenizer, or to every tokenizer when `shared`.
+fn pair(
+    tokenizers: &mut [TokenizerSource],
+    specs: &[String],
+    flag: &str,
+    shared: bool,
+    mut set: impl FnMut(&mut TokenizerSource, PathBuf),
+) -> anyhow::Result<()> {
+    for spec in specs {
+        match named(spec) {
+            (Some(name), path) => match tokenizers.iter_mut().find(|t| t.name == name) {
+                Some(t) => set(t, path),
+                None => {
+                    let names: Vec<&str> = tokenizers.iter().map(|t| t.name.as_str()).collect();
+                    bail!(
+                        "{flag} {name}=...: no tokenizer is named {name:?} (there are: {})",
+                        names.join(", ")
+                    );
+                }
+            },
+            (None, path) if shared || tokenizers.len() == 1 => {
+                for t in tokenizers.iter_mut() {
+                    set(t, path.clone());
+                }
+            }
+            (None, path) => bail!(
+                "{flag} {}: there are {} tokenizers; say which with {flag} NAME=FILE",
+                path.display(),
+                tokenizers.len()
+            ),
+        }
+    }
+    Ok(())
 }
 
 /// Splits `NAME=FILE`; a spec without `=` (or whose part before `=` looks like a path) is a
@@ -59,27 +163,19 @@ fn named(spec: &str) -> (Option<String>, PathBuf) {
 /// A tokenizer's name from its file: `indexes/rqvae_native/Scientific.index.json` →
 /// `rqvae_native` (the CollisionGenRec layout), else the file name without `.index.json`.
 fn default_name(path: &Path) -> String {
-    let stem = path
+    let file = path
         .file_name()
         .map(|f| f.to_string_lossy().to_string())
         .unwrap_or_default();
-    let stem = stem
-        .strip_suffix(".json")
-        .unwrap_or(&stem)
-        .strip_suffix(".index")
-        .unwrap_or(stem.strip_suffix(".json").unwrap_or(&stem))
-        .to_string();
-    let parent = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|f| f.to_string_lossy().to_string());
+    let stem = file.strip_suffix(".json").unwrap_or(&file);
+    let stem = stem.strip_suffix(".index").unwrap_or(stem).to_string();
     let in_layout = path
         .parent()
-        .and_then(|p| p.parent())
-        .and_then(|p| p.file_name())
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
         .is_some_and(|f| f == "indexes");
-    match parent {
-        Some(parent) if in_layout => parent,
+    match path.parent().and_then(Path::file_name) {
+        Some(parent) if in_layout => parent.to_string_lossy().to_string(),
         _ => stem,
     }
 }
@@ -101,5 +197,31 @@ mod tests {
         );
         assert_eq!(default_name(Path::new("out/rkmeans.index.json")), "rkmeans");
         assert_eq!(default_name(Path::new("idx.json")), "idx");
+    }
+
+    #[test]
+    fn files_pair_with_tokenizers_by_name() {
+        let mut ts = vec![
+            TokenizerSource::index_only("a", "a.json"),
+            TokenizerSource::index_only("b", "b.json"),
+        ];
+        let specs = ["b=b.beams".to_string()];
+        pair(&mut ts, &specs, "--beams", false, |t, p| t.beams = Some(p)).unwrap();
+        assert_eq!(ts[1].beams, Some(PathBuf::from("b.beams")));
+        assert_eq!(ts[0].beams, None);
+        let plain = ["x.beams".to_string()];
+        let e = pair(&mut ts, &plain, "--beams", false, |t, p| t.beams = Some(p)).unwrap_err();
+        assert!(
+            e.to_string().contains("say which with --beams NAME=FILE"),
+            "{e}"
+        );
+        pair(&mut ts, &plain, "--latents", true, |t, p| {
+            t.latents = Some(p)
+        })
+        .unwrap();
+        assert!(ts.iter().all(|t| t.latents.is_some()));
+        let wrong = ["c=x".to_string()];
+        let e = pair(&mut ts, &wrong, "--beams", false, |t, p| t.beams = Some(p)).unwrap_err();
+        assert!(e.to_string().contains("there are: a, b"), "{e}");
     }
 }

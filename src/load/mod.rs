@@ -1,13 +1,17 @@
 //! Loaders for every input sidlens reads: SID indexes, beam outputs, item metadata,
 //! interactions, vectors (.npy) and CollisionGenRec dataset directories.
 
+pub mod beams;
+pub mod dataset;
 pub mod ids;
 pub mod index;
 pub mod items;
+pub mod vectors;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
 pub use items::{ItemInfo, ItemTexts};
+pub use vectors::{Codebooks, Latents, LatentsView};
 
 use std::path::Path;
 

@@ -3,14 +3,18 @@
 //! returned [`Command`]s, which the event loop hands to `jobs`.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use ratatui::layout::Rect;
+use sidlens::compare::{self, Comparison, Entry};
 use sidlens::load::ItemTexts;
+use sidlens::metrics::Compat;
+use sidlens::projection::{ItemRows, ProjectionParams};
 use sidlens::report::groups::GroupRow;
 
 use super::action::Action;
-use super::data::TokenizerData;
+use super::data::{Evaluated, Projected, Reassigned, TokenizerData, prefix_key};
 use super::jobs::{JobEvent, JobMsg, Payload, Request, Target};
 use super::keys::Mode;
 use super::layout::{Layout, Pane, Target as Hit};
@@ -26,6 +30,8 @@ pub const DEFAULT_K: usize = 10;
 const K_WITHOUT_BEAMS: usize = 20;
 /// Lines the mouse wheel moves.
 const WHEEL_LINES: usize = 3;
+/// Largest groups drawn in their own colour in the scatter (and kept in its sample).
+pub const HIGHLIGHTED_GROUPS: usize = 5;
 
 /// Something the event loop must do for the app.
 #[derive(Debug)]
@@ -170,10 +176,23 @@ pub struct Tokenizer {
     pub source: TokenizerSource,
     /// Its index, groups and rows.
     pub data: Slot<Arc<TokenizerData>>,
+    /// Its evaluated beams.
+    pub metrics: Slot<Arc<Evaluated>>,
+    /// Its reassignment plan.
+    pub reassign: Slot<Arc<Reassigned>>,
     /// Its group list.
     pub view: ListView,
     /// Lines the detail pane is scrolled down.
     pub detail_scroll: usize,
+}
+
+/// The scatter's points seen through the tokenizer shown: each point's collision group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScatterView {
+    /// The tokenizer these groups belong to.
+    pub tokenizer: usize,
+    /// Per projected point, its collision group (`None`: the item's SID is its own).
+    pub groups: Vec<Option<u32>>,
 }
 
 impl Tokenizer {
@@ -220,6 +239,16 @@ pub struct App {
     pub notice: Option<Notice>,
     /// Set when the user asked to quit.
     pub should_quit: bool,
+    /// Semantics of the metrics.
+    pub compat: Compat,
+    /// Every tokenizer ranked by Hit@K and ItemHit@K (loaded ones), at the current K.
+    pub comparison: Option<Comparison>,
+    /// The embeddings file the scatter projects.
+    pub embeddings: Option<PathBuf>,
+    /// The scatter's projection.
+    pub projection: Slot<Arc<Projected>>,
+    /// The projection's points grouped by the tokenizer shown.
+    pub scatter: Option<ScatterView>,
     generations: HashMap<Target, u64>,
 }
 
@@ -232,10 +261,27 @@ impl App {
             .map(|source| Tokenizer {
                 source: source.clone(),
                 data: Slot::Loading(None),
+                metrics: Slot::Missing(match source.beams {
+                    Some(_) => "waiting for the index".into(),
+                    None => format!("no beams: pass --beams {}=FILE", source.name),
+                }),
+                reassign: Slot::Missing("waiting for the index".into()),
                 view: ListView::default(),
                 detail_scroll: 0,
             })
             .collect();
+        let projection = match &sources.embeddings {
+            Some(_) => Slot::Missing("waiting for the index".into()),
+            None => Slot::Missing(
+                "no embeddings: pass --embeddings FILE.npy (N×d, row i = item id i), or open a dataset folder with DS.emb-NAME.npy"
+                    .into(),
+            ),
+        };
+        let watching = if sources.watch_beams {
+            sources.beams_files()
+        } else {
+            0
+        };
         let items = if sources.items.is_some() {
             Slot::Loading(None)
         } else {
@@ -257,8 +303,19 @@ impl App {
             search: None,
             k: DEFAULT_K,
             area,
-            notice: None,
+            notice: (watching > 0).then(|| Notice {
+                text: format!(
+                    "watching {watching} beams file{} for changes (--no-watch turns this off)",
+                    if watching == 1 { "" } else { "s" }
+                ),
+                level: Level::Info,
+            }),
             should_quit: false,
+            compat: sources.compat,
+            comparison: None,
+            embeddings: sources.embeddings.clone(),
+            projection,
+            scatter: None,
             generations: HashMap::new(),
         };
         (app, vec![Command::Start(Request::Load(sources.clone()), 0)])
@@ -292,14 +349,24 @@ impl App {
         t.data.ready()?.rows.get(row)
     }
 
-    /// The largest K the loaded beams allow.
+    /// The largest K the loaded beams allow: the longest beam list.
     pub fn max_k(&self) -> usize {
-        K_WITHOUT_BEAMS
+        self.tokenizers
+            .iter()
+            .filter_map(|t| t.metrics.ready().map(|m| m.beam_width))
+            .max()
+            .filter(|&w| w > 0)
+            .unwrap_or(K_WITHOUT_BEAMS)
     }
 
     /// Whether any background job is still running.
     pub fn busy(&self) -> bool {
-        self.items.is_loading() || self.tokenizers.iter().any(|t| t.data.is_loading())
+        self.items.is_loading()
+            || self.projection.is_loading()
+            || self
+                .tokenizers
+                .iter()
+                .any(|t| t.data.is_loading() || t.metrics.is_loading() || t.reassign.is_loading())
     }
 
     /// Lines of group rows the group pane shows (its inside minus the header line).
@@ -313,6 +380,19 @@ impl App {
         (layout.inner_height(pane) as usize)
             .saturating_sub(1)
             .max(1)
+    }
+
+    /// An upper bound of the detail pane's lines (the pane shows the exact end): the group's
+    /// items, its prefix group's reassignment table, and a few lines of text around them.
+    fn detail_lines(&self) -> usize {
+        let Some(data) = self.data() else {
+            return 0;
+        };
+        let Some(row) = self.selected_row() else {
+            return 0;
+        };
+        let prefix = data.collisions.prefix_of_group(row.group);
+        row.size + data.collisions.prefix_size(prefix) as usize + 16
     }
 
     /// Carries out a user action.
@@ -384,34 +464,232 @@ impl App {
         if self.generations.get(&msg.target).copied().unwrap_or(0) != msg.generation {
             return Vec::new();
         }
-        match (msg.target, msg.event) {
-            (target, JobEvent::Progress { stage, done, total }) => {
+        let target = msg.target;
+        match msg.event {
+            JobEvent::Progress { stage, done, total } => {
                 let progress = Progress { stage, done, total };
                 match target {
                     Target::Items => set_progress(&mut self.items, progress),
-                    Target::Index(i) => {
+                    Target::Projection => set_progress(&mut self.projection, progress),
+                    Target::Index(i) | Target::Metrics(i) | Target::Reassign(i) => {
                         if let Some(t) = self.tokenizers.get_mut(i) {
-                            set_progress(&mut t.data, progress);
+                            match target {
+                                Target::Index(_) => set_progress(&mut t.data, progress),
+                                Target::Metrics(_) => set_progress(&mut t.metrics, progress),
+                                _ => set_progress(&mut t.reassign, progress),
+                            }
                         }
                     }
                 }
+                Vec::new()
             }
-            (_, JobEvent::Done(Payload::Items(texts))) => self.items = Slot::Ready(texts),
-            (Target::Index(i), JobEvent::Done(Payload::Index(data))) => {
-                if let Some(t) = self.tokenizers.get_mut(i) {
-                    t.data = Slot::Ready(data);
+            JobEvent::Done(payload) => self.on_done(target, payload),
+            JobEvent::Failed(e) => self.on_failed(target, e),
+        }
+    }
+
+    fn on_done(&mut self, target: Target, payload: Payload) -> Vec<Command> {
+        let mut commands = Vec::new();
+        match (target, payload) {
+            (Target::Items, Payload::Items(texts)) => self.items = Slot::Ready(texts),
+            (Target::Index(i), Payload::Index(data)) if i < self.tokenizers.len() => {
+                self.tokenizers[i].data = Slot::Ready(data);
+                self.rebuild_order(i);
+                commands.extend(self.start_analysis(i));
+                commands.extend(self.start_projection());
+                self.refresh_metrics();
+                self.refresh_scatter();
+            }
+            (Target::Metrics(i), Payload::Metrics(m)) if i < self.tokenizers.len() => {
+                self.tokenizers[i].metrics = Slot::Ready(m);
+                self.refresh_metrics();
+            }
+            (Target::Reassign(i), Payload::Reassign(r)) if i < self.tokenizers.len() => {
+                self.tokenizers[i].reassign = Slot::Ready(r);
+                if self.sort == SortKey::Saving {
                     self.rebuild_order(i);
                 }
             }
-            (Target::Items, JobEvent::Failed(e)) => self.items = Slot::Failed(e),
-            (Target::Index(i), JobEvent::Failed(e)) => {
-                if let Some(t) = self.tokenizers.get_mut(i) {
-                    t.data = Slot::Failed(e);
-                }
+            (Target::Projection, Payload::Projection(p)) => {
+                self.projection = Slot::Ready(p);
+                self.scatter = None;
+                self.refresh_scatter();
             }
-            (_, JobEvent::Done(_)) => {}
+            _ => {}
+        }
+        commands
+    }
+
+    fn on_failed(&mut self, target: Target, error: String) -> Vec<Command> {
+        match target {
+            Target::Items => self.items = Slot::Failed(error),
+            Target::Projection => self.projection = Slot::Failed(error),
+            Target::Index(i) | Target::Metrics(i) | Target::Reassign(i) => {
+                let Some(t) = self.tokenizers.get_mut(i) else {
+                    return Vec::new();
+                };
+                match target {
+                    Target::Index(_) => {
+                        t.data = Slot::Failed(error);
+                        t.metrics = Slot::Missing("the index did not load".into());
+                        t.reassign = Slot::Missing("the index did not load".into());
+                        return self.start_projection();
+                    }
+                    Target::Metrics(_) => t.metrics = Slot::Failed(error),
+                    _ => t.reassign = Slot::Failed(error),
+                }
+                self.refresh_metrics();
+            }
         }
         Vec::new()
+    }
+
+    /// A new generation for `request`'s target: answers to older requests are dropped.
+    fn request(&mut self, request: Request, target: Target) -> Command {
+        let generation = self.generations.entry(target).or_insert(0);
+        *generation += 1;
+        Command::Start(request, *generation)
+    }
+
+    /// Evaluation and reassignment of tokenizer `i`, once its index is loaded.
+    fn start_analysis(&mut self, i: usize) -> Vec<Command> {
+        let Some(data) = self.tokenizers[i].data.ready().cloned() else {
+            return Vec::new();
+        };
+        let mut commands = Vec::new();
+        let source = self.tokenizers[i].source.clone();
+        if let Some(beams) = source.beams {
+            self.tokenizers[i].metrics = Slot::Loading(None);
+            let request = Request::Evaluate {
+                tokenizer: i,
+                data: data.clone(),
+                beams,
+                compat: self.compat,
+            };
+            commands.push(self.request(request, Target::Metrics(i)));
+        }
+        self.tokenizers[i].reassign = Slot::Loading(None);
+        let request = Request::Reassign {
+            tokenizer: i,
+            data,
+            latents: source.latents,
+            codebooks: source.codebooks,
+            texts: self.items.ready().cloned(),
+        };
+        commands.push(self.request(request, Target::Reassign(i)));
+        commands
+    }
+
+    /// The projection, once the tokenizer shown (or, when it failed, any tokenizer) is
+    /// loaded: its largest groups are kept in the sample.
+    fn start_projection(&mut self) -> Vec<Command> {
+        let Some(embeddings) = self.embeddings.clone() else {
+            return Vec::new();
+        };
+        let waiting = matches!(&self.projection, Slot::Missing(_));
+        if !waiting {
+            return Vec::new();
+        }
+        let shown_failed = matches!(self.tokenizer().map(|t| &t.data), Some(Slot::Failed(_)));
+        let data = if shown_failed {
+            self.tokenizers.iter().find_map(|t| t.data.ready().cloned())
+        } else {
+            self.data().cloned()
+        };
+        let Some(data) = data else {
+            return Vec::new();
+        };
+        self.projection = Slot::Loading(None);
+        let request = Request::Project {
+            embeddings,
+            data,
+            params: ProjectionParams::default(),
+            highlight: HIGHLIGHTED_GROUPS,
+        };
+        vec![self.request(request, Target::Projection)]
+    }
+
+    /// Re-evaluates tokenizer `i` after its beams file changed on disk.
+    pub fn beams_changed(&mut self, i: usize) -> Vec<Command> {
+        let Some(t) = self.tokenizers.get(i) else {
+            return Vec::new();
+        };
+        let (Some(data), Some(beams)) = (t.data.ready().cloned(), t.source.beams.clone()) else {
+            return Vec::new();
+        };
+        let name = t.name().to_string();
+        self.tokenizers[i].metrics = Slot::Loading(None);
+        self.say(
+            Level::Info,
+            format!(
+                "{name}: beams file changed, re-evaluating {}",
+                beams.display()
+            ),
+        );
+        let request = Request::Evaluate {
+            tokenizer: i,
+            data,
+            beams,
+            compat: self.compat,
+        };
+        vec![self.request(request, Target::Metrics(i))]
+    }
+
+    /// Recomputes what depends on K: the comparison table, and the group order when it is by
+    /// inflation (group credit itself is computed where it is shown).
+    fn refresh_metrics(&mut self) {
+        let k = self.k;
+        let entries: Vec<Entry> = self
+            .tokenizers
+            .iter()
+            .filter_map(|t| {
+                let data = t.data.ready()?;
+                Some(Entry {
+                    name: t.name().to_string(),
+                    collision_rate: data.stats.collision_rate,
+                    g_max: data.stats.g_max,
+                    evaluated: t
+                        .metrics
+                        .ready()
+                        .map(|m| (m.evaluation.n_users() as u64, m.evaluation.at(k))),
+                })
+            })
+            .collect();
+        self.comparison = (!entries.is_empty()).then(|| compare::rank(entries, k, self.compat));
+        if self.sort == SortKey::Inflation {
+            self.rebuild_order(self.selected);
+            self.refresh_search();
+        }
+    }
+
+    /// Maps the projected points to the collision groups of the tokenizer shown.
+    fn refresh_scatter(&mut self) {
+        let (Some(projected), Some(data)) = (self.projection.ready(), self.data()) else {
+            self.scatter = None;
+            return;
+        };
+        if self
+            .scatter
+            .as_ref()
+            .is_some_and(|s| s.tokenizer == self.selected)
+        {
+            return;
+        }
+        let projection = &projected.projection;
+        let items = ItemRows::new(&data.index, &data.collisions, projection.total_rows, 0);
+        let groups = projection
+            .rows
+            .iter()
+            .map(|&row| {
+                let position = items.as_ref().ok()?.position(row)?;
+                let group = data.collisions.group_of(position);
+                (data.collisions.size(group) > 1).then_some(group)
+            })
+            .collect();
+        self.scatter = Some(ScatterView {
+            tokenizer: self.selected,
+            groups,
+        });
     }
 
     fn say(&mut self, level: Level, text: impl Into<String>) {
@@ -450,8 +728,9 @@ impl App {
         match self.focus {
             Pane::Groups | Pane::Scatter => self.move_cursor(delta),
             Pane::Detail => {
+                let most = self.detail_lines();
                 if let Some(t) = self.tokenizers.get_mut(self.selected) {
-                    t.detail_scroll = offset_by(t.detail_scroll, delta, usize::MAX / 2);
+                    t.detail_scroll = offset_by(t.detail_scroll, delta, most);
                 }
             }
             Pane::Metrics => {
@@ -497,7 +776,11 @@ impl App {
             return;
         }
         self.selected = i;
+        if self.sort == SortKey::Inflation {
+            self.rebuild_order(i);
+        }
         self.refresh_search();
+        self.refresh_scatter();
         self.scroll_into_view();
     }
 
@@ -729,16 +1012,24 @@ impl App {
             self.rebuild_order(i);
         }
         self.refresh_search();
+        let Some(t) = self.tokenizer() else {
+            return;
+        };
         let missing = match self.sort {
             SortKey::Size => None,
-            SortKey::Inflation => Some("beams (metrics are not loaded)"),
-            SortKey::Saving => Some("latents and codebooks (reassignment is not loaded)"),
+            SortKey::Inflation => slot_missing(&t.metrics, "beams"),
+            SortKey::Saving => match &t.reassign {
+                Slot::Ready(r) if !r.plan.summary.with_vectors => {
+                    Some("needs latents (--latents, --codebooks)".to_string())
+                }
+                other => slot_missing(other, "the reassignment"),
+            },
         };
         match missing {
-            Some(what) => self.say(
+            Some(why) => self.say(
                 Level::Warn,
                 format!(
-                    "sorted by {}: needs {what}; largest first meanwhile",
+                    "sorted by {}: {why}; largest first meanwhile",
                     self.sort.label()
                 ),
             ),
@@ -755,46 +1046,77 @@ impl App {
         self.say(Level::Info, format!("groups of at least {min_size} items"));
     }
 
-    fn step_k(&mut self, up: bool) {
+    /// The K values `+` and `-` step through: 1, 5, 10, 20 up to the beam width, and the
+    /// width itself.
+    pub fn k_steps(&self) -> Vec<usize> {
         let max = self.max_k();
+        let mut steps: Vec<usize> = K_STEPS.iter().copied().filter(|&k| k <= max).collect();
+        if !steps.contains(&max) {
+            steps.push(max);
+        }
+        steps
+    }
+
+    fn step_k(&mut self, up: bool) {
+        let steps = self.k_steps();
         let next = if up {
-            K_STEPS.iter().copied().find(|&k| k > self.k && k <= max)
+            steps.iter().copied().find(|&k| k > self.k)
         } else {
-            K_STEPS.iter().rev().copied().find(|&k| k < self.k)
+            steps.iter().rev().copied().find(|&k| k < self.k)
         };
         match next {
             Some(k) => self.set_k(k),
             None => self.say(
                 Level::Info,
-                format!("K stays {} (K to type any K up to {max})", self.k),
+                format!(
+                    "K stays {} (the beams are {} long; K types any K up to that)",
+                    self.k,
+                    self.max_k()
+                ),
             ),
         }
     }
 
     fn set_k(&mut self, k: usize) {
         self.k = k;
-        if self.sort == SortKey::Inflation {
-            for i in 0..self.tokenizers.len() {
-                self.rebuild_order(i);
-            }
-            self.refresh_search();
-        }
+        self.refresh_metrics();
     }
 
     /// Recomputes a tokenizer's list after new data, a new sort or a new filter, keeping the
     /// selected group selected when it is still listed.
     fn rebuild_order(&mut self, i: usize) {
-        let min_size = self.min_size;
-        let Some(t) = self.tokenizers.get_mut(i) else {
+        let Some(t) = self.tokenizers.get(i) else {
             return;
         };
         let Some(data) = t.data.ready() else {
             return;
         };
-        let keep = t.view.order.get(t.view.cursor).copied();
-        let order: Vec<usize> = (0..data.rows.len())
-            .filter(|&r| data.rows[r].size >= min_size)
+        let mut order: Vec<usize> = (0..data.rows.len())
+            .filter(|&r| data.rows[r].size >= self.min_size)
             .collect();
+        let values: Option<Vec<f64>> = match (self.sort, &t.metrics, &t.reassign) {
+            (SortKey::Inflation, Slot::Ready(m), _) => Some(
+                data.rows
+                    .iter()
+                    .map(|row| m.credit(row.group, self.k).map_or(0.0, |c| c.over()))
+                    .collect(),
+            ),
+            (SortKey::Saving, _, Slot::Ready(r)) if r.plan.summary.with_vectors => Some(
+                data.rows
+                    .iter()
+                    .map(|row| {
+                        r.saving(prefix_key(&row.codes))
+                            .unwrap_or(f64::NEG_INFINITY)
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        if let Some(values) = values {
+            order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+        }
+        let t = &mut self.tokenizers[i];
+        let keep = t.view.order.get(t.view.cursor).copied();
         t.view.cursor = keep
             .and_then(|row| order.iter().position(|&r| r == row))
             .unwrap_or(0);
@@ -845,6 +1167,16 @@ impl App {
             });
             self.focus = focus;
         }
+    }
+}
+
+/// Why a slot cannot be used yet, in words.
+fn slot_missing<T>(slot: &Slot<T>, what: &str) -> Option<String> {
+    match slot {
+        Slot::Ready(_) => None,
+        Slot::Loading(_) => Some(format!("{what} still loading")),
+        Slot::Missing(why) => Some(why.clone()),
+        Slot::Failed(_) => Some(format!("{what} could not be loaded")),
     }
 }
 

@@ -10,11 +10,16 @@ use std::sync::{Arc, Mutex};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-use sidlens::collision::Collisions;
-use sidlens::load::{ItemTexts, SidIndex};
-use sidlens::progress::{CancelFlag, Progress};
+use std::path::{Path, PathBuf};
 
-use super::data::TokenizerData;
+use sidlens::collision::Collisions;
+use sidlens::load::{Codebooks, ItemTexts, Latents, LatentsView, SidIndex, beams};
+use sidlens::metrics::{Compat, Evaluator};
+use sidlens::progress::{CancelFlag, Progress};
+use sidlens::projection::{self, ItemRows, ProjectionCache, ProjectionParams};
+use sidlens::reassign::{self, CostModel};
+
+use super::data::{Evaluated, Projected, Reassigned, TokenizerData};
 use super::sources::Sources;
 
 /// What a message is about.
@@ -24,6 +29,12 @@ pub enum Target {
     Items,
     /// Tokenizer n's index and groups.
     Index(usize),
+    /// Tokenizer n's evaluated beams.
+    Metrics(usize),
+    /// Tokenizer n's reassignment plan.
+    Reassign(usize),
+    /// The scatter's projection.
+    Projection,
 }
 
 /// A message from a job to the UI thread.
@@ -62,6 +73,12 @@ pub enum Payload {
     Items(Arc<ItemTexts>),
     /// A loaded tokenizer.
     Index(Arc<TokenizerData>),
+    /// A tokenizer's evaluation.
+    Metrics(Arc<Evaluated>),
+    /// A tokenizer's reassignment.
+    Reassign(Arc<Reassigned>),
+    /// The projection.
+    Projection(Arc<Projected>),
 }
 
 /// Work the app asks for.
@@ -69,13 +86,51 @@ pub enum Payload {
 pub enum Request {
     /// Load item metadata and every tokenizer's index (answers `Items` and each `Index(i)`).
     Load(Sources),
+    /// Evaluate a tokenizer's beams file.
+    Evaluate {
+        /// Which tokenizer.
+        tokenizer: usize,
+        /// Its loaded index.
+        data: Arc<TokenizerData>,
+        /// The beams file.
+        beams: PathBuf,
+        /// Semantics of the metrics.
+        compat: Compat,
+    },
+    /// Plan ZCR and greedy for a tokenizer (with vectors: ΔD; without: minimum changes).
+    Reassign {
+        /// Which tokenizer.
+        tokenizer: usize,
+        /// Its loaded index.
+        data: Arc<TokenizerData>,
+        /// Latents, for ΔD.
+        latents: Option<PathBuf>,
+        /// Codebooks (estimated from the latents when absent).
+        codebooks: Option<PathBuf>,
+        /// Titles for the rows.
+        texts: Option<Arc<ItemTexts>>,
+    },
+    /// Project the item embeddings, keeping the largest groups of a tokenizer in the sample.
+    Project {
+        /// The embeddings file.
+        embeddings: PathBuf,
+        /// The tokenizer whose largest groups must be in the sample.
+        data: Arc<TokenizerData>,
+        /// t-SNE settings.
+        params: ProjectionParams,
+        /// How many of the largest groups must be in the sample.
+        highlight: usize,
+    },
 }
 
 impl Request {
-    /// The key under which a newer request cancels an older one.
-    fn slot(&self) -> &'static str {
+    /// What the request answers; a newer request for it cancels the older one.
+    fn target(&self) -> Target {
         match self {
-            Request::Load(_) => "load",
+            Request::Load(_) => Target::Items,
+            Request::Evaluate { tokenizer, .. } => Target::Metrics(*tokenizer),
+            Request::Reassign { tokenizer, .. } => Target::Reassign(*tokenizer),
+            Request::Project { .. } => Target::Projection,
         }
     }
 }
@@ -84,7 +139,7 @@ impl Request {
 pub struct Jobs {
     tx: Sender<JobMsg>,
     rx: Receiver<JobMsg>,
-    running: HashMap<&'static str, Arc<CancelFlag>>,
+    running: HashMap<Target, Arc<CancelFlag>>,
 }
 
 impl Default for Jobs {
@@ -102,17 +157,18 @@ impl Jobs {
     /// Starts `request` on a new thread, cancelling an older request of the same kind.
     pub fn start(&mut self, request: Request, generation: u64) {
         let cancel = Arc::new(CancelFlag::default());
-        if let Some(old) = self.running.insert(request.slot(), cancel.clone()) {
+        let target = request.target();
+        if let Some(old) = self.running.insert(target, cancel.clone()) {
             old.cancel();
         }
         let tx = self.tx.clone();
-        let name = format!("sidlens-job-{}", request.slot());
+        let name = format!("sidlens-job-{target:?}");
         let spawned = std::thread::Builder::new()
             .name(name)
             .spawn(move || run(request, generation, &cancel, &tx));
         if let Err(e) = spawned {
             let _ = self.tx.send(JobMsg {
-                target: Target::Items,
+                target,
                 generation,
                 event: JobEvent::Failed(format!("could not start a background thread: {e}")),
             });
@@ -141,9 +197,138 @@ impl Drop for Jobs {
 /// Runs `request` on the calling thread, sending its messages to `tx`. A panic inside the
 /// library becomes a `Failed` message instead of taking the UI down.
 pub fn run(request: Request, generation: u64, cancel: &CancelFlag, tx: &Sender<JobMsg>) {
-    match request {
-        Request::Load(sources) => load(&sources, generation, cancel, tx),
+    let target = request.target();
+    let sink = Sink::new(tx, target, generation, cancel);
+    let result = match request {
+        Request::Load(sources) => return load(&sources, generation, cancel, tx),
+        Request::Evaluate {
+            data,
+            beams,
+            compat,
+            ..
+        } => guarded(|| evaluate(&data, &beams, compat, &sink))
+            .map(|e| Payload::Metrics(Arc::new(e))),
+        Request::Reassign {
+            data,
+            latents,
+            codebooks,
+            texts,
+            ..
+        } => guarded(|| {
+            plan(
+                &data,
+                latents.as_deref(),
+                codebooks.as_deref(),
+                texts.as_deref(),
+                &sink,
+            )
+        })
+        .map(|r| Payload::Reassign(Arc::new(r))),
+        Request::Project {
+            embeddings,
+            data,
+            params,
+            highlight,
+        } => guarded(|| project(&embeddings, &data, &params, highlight, &sink))
+            .map(|p| Payload::Projection(Arc::new(p))),
+    };
+    let event = match result {
+        Ok(payload) => JobEvent::Done(payload),
+        Err(e) => JobEvent::Failed(e),
+    };
+    let _ = tx.send(JobMsg {
+        target,
+        generation,
+        event,
+    });
+}
+
+/// Every user's outcome of a beams file, and the longest beam list (a second, cheap pass).
+fn evaluate(
+    data: &TokenizerData,
+    path: &Path,
+    compat: Compat,
+    sink: &Sink<'_>,
+) -> Result<Evaluated, String> {
+    let mut evaluator = Evaluator::new(&data.index, &data.collisions, compat);
+    let evaluation = evaluator
+        .evaluate_file(path, sink)
+        .map_err(|e| e.to_string())?;
+    sink.stage("measuring the beam width", 0);
+    let mut beam_width = 0;
+    beams::for_each_record(path, sink, |record| {
+        beam_width = beam_width.max(record.beams().len());
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(Evaluated::new(evaluation, beam_width, path.to_path_buf()))
+}
+
+/// ZCR and greedy for every prefix group with a collision, as `sidlens zcr` plans them.
+fn plan(
+    data: &TokenizerData,
+    latents: Option<&Path>,
+    codebooks: Option<&Path>,
+    texts: Option<&ItemTexts>,
+    sink: &Sink<'_>,
+) -> Result<Reassigned, String> {
+    let cost = match latents {
+        None => None,
+        Some(path) => {
+            sink.stage("reading latents", 0);
+            let latents = Latents::load(path).map_err(|e| e.to_string())?;
+            let model = match codebooks {
+                Some(cb) => {
+                    sink.stage("reading codebooks", 0);
+                    let codebooks = Codebooks::load(cb).map_err(|e| e.to_string())?;
+                    CostModel::from_codebooks(&data.index, latents, &codebooks)
+                }
+                None => CostModel::estimate(&data.index, latents, sink),
+            };
+            Some(model.map_err(|e| e.to_string())?)
+        }
+    };
+    let plan = reassign::plan(&data.index, &data.collisions, cost.as_ref(), sink)
+        .map_err(|e| e.to_string())?;
+    Ok(Reassigned::new(&data.index, plan, texts))
+}
+
+/// The t-SNE of the embeddings on a sample that keeps the `highlight` largest groups, from the
+/// cache beside the embeddings when it has it, as `sidlens project` computes it.
+fn project(
+    path: &Path,
+    data: &TokenizerData,
+    params: &ProjectionParams,
+    highlight: usize,
+    sink: &Sink<'_>,
+) -> Result<Projected, String> {
+    sink.stage("reading embeddings", 0);
+    let embeddings = Latents::load(path).map_err(|e| e.to_string())?;
+    let items = ItemRows::new(
+        &data.index,
+        &data.collisions,
+        embeddings.n_rows(),
+        highlight,
+    )
+    .map_err(|e| e.to_string())?;
+    let rows = projection::sample_among(
+        items.rows(),
+        params.max_points,
+        items.highlighted(),
+        params.seed,
+    )
+    .map_err(|e| e.to_string())?;
+    let cache = ProjectionCache::beside(path);
+    let (projection, cache) = match embeddings.view() {
+        LatentsView::F32(a) => cache.load_or_compute(a, &rows, params, sink),
+        LatentsView::F64(a) => cache.load_or_compute(a, &rows, params, sink),
     }
+    .map_err(|e| format!("projecting {}: {e}", path.display()))?;
+    Ok(Projected {
+        projection,
+        cache,
+        must_include: items.highlighted().len(),
+    })
 }
 
 /// Loads metadata and indexes in parallel; each tokenizer is reported as soon as it is ready.

@@ -12,10 +12,11 @@ pub mod search;
 pub mod sources;
 pub mod theme;
 pub mod ui;
+pub mod watch;
 
 use std::io::{self, Stdout};
 use std::sync::Once;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -31,11 +32,12 @@ use self::app::{App, Command};
 use self::jobs::Jobs;
 use self::sources::Sources;
 use self::theme::Theme;
+use self::watch::Watcher;
 
 /// How long the loop waits for input while background work is running (its progress shows).
 const BUSY_TICK: Duration = Duration::from_millis(40);
-/// How long it waits when nothing is running.
-const IDLE_TICK: Duration = Duration::from_millis(250);
+/// How long it waits when nothing is running (also how often beams files are looked at).
+const IDLE_TICK: Duration = watch::POLL_INTERVAL;
 
 /// Opens the TUI on `sources` and runs until the user quits. The terminal is restored on
 /// return, on error and on panic.
@@ -46,7 +48,14 @@ pub fn run(sources: Sources) -> anyhow::Result<()> {
     let (mut app, commands) = App::new(&sources, Theme::from_env(), area);
     let mut jobs = Jobs::default();
     execute_all(&mut jobs, commands);
-    event_loop(&mut terminal.0, &mut app, &mut jobs)?;
+    let watched = sources
+        .tokenizers
+        .iter()
+        .enumerate()
+        .filter(|_| sources.watch_beams)
+        .filter_map(|(i, t)| Some((i, t.beams.clone()?)));
+    let mut watcher = Watcher::new(watched);
+    event_loop(&mut terminal.0, &mut app, &mut jobs, &mut watcher)?;
     jobs.cancel_all();
     Ok(())
 }
@@ -55,6 +64,7 @@ fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     app: &mut App,
     jobs: &mut Jobs,
+    watcher: &mut Watcher,
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     loop {
@@ -67,6 +77,10 @@ fn event_loop(
         }
         while let Some(msg) = jobs.try_recv() {
             execute_all(jobs, app.on_job(msg));
+            dirty = true;
+        }
+        for tokenizer in watcher.poll(Instant::now()) {
+            execute_all(jobs, app.beams_changed(tokenizer));
             dirty = true;
         }
         let mut timeout = if dirty {

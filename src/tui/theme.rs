@@ -10,6 +10,15 @@ pub struct Theme {
     colour: bool,
 }
 
+/// Distinct colours for highlighted groups in the scatter and their legend, in rank order.
+const GROUP_COLOURS: [Color; 5] = [
+    Color::LightRed,
+    Color::LightGreen,
+    Color::LightYellow,
+    Color::LightBlue,
+    Color::LightMagenta,
+];
+
 impl Theme {
     /// The theme for this process: colours unless `NO_COLOR` is set to a non-empty value.
     pub fn from_env() -> Self {
@@ -84,6 +93,33 @@ impl Theme {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
 
+    /// The colour of the `rank`-th highlighted group (0 = largest), cycling.
+    pub fn group_colour(&self, rank: usize) -> Color {
+        if self.colour {
+            GROUP_COLOURS[rank % GROUP_COLOURS.len()]
+        } else {
+            Color::Reset
+        }
+    }
+
+    /// Points that are not highlighted.
+    pub fn background_points(&self) -> Color {
+        if self.colour {
+            Color::DarkGray
+        } else {
+            Color::Reset
+        }
+    }
+
+    /// The selected group's points.
+    pub fn selected_points(&self) -> Color {
+        if self.colour {
+            Color::White
+        } else {
+            Color::Reset
+        }
+    }
+
     /// Search matches.
     pub fn matched(&self) -> Style {
         self.fg(Color::Yellow).add_modifier(Modifier::UNDERLINED)
@@ -101,5 +137,8 @@ mod tests {
         assert!(t.header().add_modifier.contains(Modifier::BOLD));
         assert!(t.selected().add_modifier.contains(Modifier::REVERSED));
         assert_eq!(Theme::new(true).header().fg, Some(Color::Cyan));
+        assert_eq!(t.group_colour(3), Color::Reset);
+        let c = Theme::new(true);
+        assert_ne!(c.group_colour(0), c.group_colour(1));
     }
 }

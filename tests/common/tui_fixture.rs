@@ -1,18 +1,22 @@
-//! Small fixed data for the TUI tests, built in memory: two tokenizers over 16 items with
-//! titles, fed to the app exactly as the background loader would.
+//! Small fixed data for the TUI tests: two tokenizers over 16 items with titles, beams, latents,
+//! codebooks and embeddings, written to files and loaded by the real jobs once per process;
+//! each test's app is then fed the jobs' answers exactly as the event loop would.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::OnceLock;
+use std::sync::mpsc::channel;
 
+use ndarray::{Array2, Array3};
+use ndarray_npy::WriteNpyExt;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
-use sidlens::collision::Collisions;
-use sidlens::load::{ItemInfo, ItemTexts, SidIndex};
+use sidlens::load::{ItemInfo, ItemTexts};
+use sidlens::progress::CancelFlag;
 
-use super::tui::app::App;
-use super::tui::data::TokenizerData;
-use super::tui::jobs::{JobEvent, JobMsg, Payload, Target};
+use super::tui::app::{App, Command};
+use super::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Target};
 use super::tui::sources::{Sources, TokenizerSource};
 use super::tui::theme::Theme;
 use super::tui::ui;
@@ -34,6 +38,26 @@ pub const BETA: &str = r#"{
   "8": [3, 0, 0, 0], "9": [4, 0, 0, 0], "10": [5, 0, 0, 0], "11": [6, 0, 0, 0],
   "12": [7, 0, 0, 0], "13": [8, 0, 0, 0], "14": [9, 0, 0, 0], "15": [10, 0, 0, 0]
 }"#;
+
+/// Six users' beams for alpha: collisions inflate its Hit@1 (0.5) far above ItemHit@1.
+pub const ALPHA_BEAMS: &str = r#"[
+  {"beam_sids": ["<a_1><b_2><c_3><d_7>", "<a_9><b_9><c_9><d_9>"], "target": "<a_1><b_2><c_3><d_7>", "target_item": "0"},
+  {"beam_sids": ["<a_9><b_9><c_9><d_9>", "<a_5><b_6><c_7><d_1>", "<a_1><b_2><c_3><d_9>"], "target": "<a_5><b_6><c_7><d_1>", "target_item": "4"},
+  {"beam_sids": ["<a_8><b_8><c_8><d_8>", "<a_9><b_9><c_9><d_9>"], "target": "<a_9><b_9><c_9><d_9>", "target_item": "12"},
+  {"beam_sids": ["<a_1><b_2><c_3><d_7>", "<a_1><b_2><c_3><d_9>"], "target": "<a_1><b_2><c_3><d_9>", "target_item": "7"},
+  {"beam_sids": ["<a_1><b_2><c_3><d_7>"], "target": "<a_1><b_2><c_3><d_7>", "target_item": "1"},
+  {"beam_sids": ["<a_8><b_8><c_8><d_8>"], "target": "<a_8><b_8><c_8><d_8>", "target_item": "9"}
+]"#;
+
+/// The same users for beta: fewer SID hits, but each is worth more.
+pub const BETA_BEAMS: &str = r#"[
+  {"beam_sids": ["<a_0><b_0><c_0><d_1>", "<a_0><b_0><c_0><d_0>"], "target": "<a_0><b_0><c_0><d_0>", "target_item": "0"},
+  {"beam_sids": ["<a_0><b_0><c_0><d_3>", "<a_1><b_0><c_0><d_0>"], "target": "<a_1><b_0><c_0><d_0>", "target_item": "4"},
+  {"beam_sids": ["<a_7><b_0><c_0><d_0>"], "target": "<a_7><b_0><c_0><d_0>", "target_item": "12"},
+  {"beam_sids": ["<a_3><b_0><c_0><d_0>"], "target": "<a_2><b_0><c_0><d_0>", "target_item": "7"},
+  {"beam_sids": ["<a_8><b_0><c_0><d_0>"], "target": "<a_8><b_0><c_0><d_0>", "target_item": "13"},
+  {"beam_sids": ["<a_5><b_0><c_0><d_0>", "<a_6><b_0><c_0><d_0>"], "target": "<a_4><b_0><c_0><d_0>", "target_item": "9"}
+]"#;
 
 /// Item titles, brands and categories.
 pub fn texts() -> ItemTexts {
@@ -76,24 +100,136 @@ pub fn texts() -> ItemTexts {
     }))
 }
 
-/// The sources the fixture pretends to open.
-pub fn sources() -> Sources {
+/// A fixed pseudo-random number in [-1, 1) for (a, b, c).
+fn wobble(a: usize, b: usize, c: usize) -> f32 {
+    let x = (a * 7919 + b * 104_729 + c * 1_299_709 + 17) as u64;
+    let x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+    (x % 2000) as f32 / 1000.0 - 1.0
+}
+
+/// Writes every fixture file into `dir` and returns the sources naming them.
+pub fn write_files(dir: &Path) -> Sources {
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        dir.join(name)
+    };
+    let alpha = write("alpha.index.json", ALPHA);
+    let beta = write("beta.index.json", BETA);
+    let alpha_beams = write("alpha.per_user.json", ALPHA_BEAMS);
+    let beta_beams = write("beta.per_user.json", BETA_BEAMS);
+    let items: serde_json::Map<String, serde_json::Value> = (0..16)
+        .map(|i| {
+            let t = texts();
+            let info = t.get(&i.to_string()).unwrap();
+            let value = serde_json::json!({
+                "title": info.title, "brand": info.brand, "categories": info.categories
+            });
+            (i.to_string(), value)
+        })
+        .collect();
+    let items = write("items.json", &serde_json::to_string(&items).unwrap());
+    let codebooks = Array3::from_shape_fn((4, 16, 4), |(l, c, d)| wobble(l, c, d) / (1 + l) as f32);
+    let alpha_codes: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(ALPHA).unwrap();
+    let latents = Array2::from_shape_fn((16, 4), |(i, d)| {
+        let codes = alpha_codes[&i.to_string()].as_array().unwrap();
+        let sum: f32 = codes
+            .iter()
+            .enumerate()
+            .map(|(l, c)| codebooks[[l, c.as_u64().unwrap() as usize, d]])
+            .sum();
+        sum + 0.05 * wobble(i, d, 99)
+    });
+    let latents_path = dir.join("latents.npy");
+    latents
+        .write_npy(std::fs::File::create(&latents_path).unwrap())
+        .unwrap();
+    let codebooks_path = dir.join("codebooks.npy");
+    codebooks
+        .write_npy(std::fs::File::create(&codebooks_path).unwrap())
+        .unwrap();
     Sources {
         title: "fixture".into(),
         tokenizers: vec![
-            TokenizerSource::index_only("alpha", "alpha.json"),
-            TokenizerSource::index_only("beta", "beta.json"),
+            TokenizerSource {
+                name: "alpha".into(),
+                index: alpha,
+                beams: Some(alpha_beams),
+                latents: Some(latents_path.clone()),
+                codebooks: Some(codebooks_path),
+            },
+            TokenizerSource {
+                name: "beta".into(),
+                index: beta,
+                beams: Some(beta_beams),
+                latents: Some(latents_path.clone()),
+                codebooks: None,
+            },
         ],
-        items: Some("items.json".into()),
+        items: Some(items),
+        embeddings: Some(latents_path),
         codebook_size: Some(16),
+        ..Sources::default()
     }
 }
 
-/// A loaded tokenizer built from index JSON.
-pub fn tokenizer(json: &str, texts: &ItemTexts) -> TokenizerData {
-    let index = SidIndex::parse(json.as_bytes(), Path::new("fixture.json"), Some(16)).unwrap();
-    let collisions = Collisions::new(&index);
-    TokenizerData::from_parts(index, collisions, Some(texts))
+/// What the jobs answered, computed once per test process.
+struct Answers {
+    sources: Sources,
+    payloads: HashMap<Target, Payload>,
+}
+
+fn clone(p: &Payload) -> Payload {
+    match p {
+        Payload::Items(x) => Payload::Items(x.clone()),
+        Payload::Index(x) => Payload::Index(x.clone()),
+        Payload::Metrics(x) => Payload::Metrics(x.clone()),
+        Payload::Reassign(x) => Payload::Reassign(x.clone()),
+        Payload::Projection(x) => Payload::Projection(x.clone()),
+    }
+}
+
+fn run(request: Request) -> Vec<JobMsg> {
+    let (tx, rx) = channel();
+    jobs::run(request, 0, &CancelFlag::default(), &tx);
+    drop(tx);
+    rx.into_iter().collect()
+}
+
+fn answers() -> &'static Answers {
+    static ANSWERS: OnceLock<Answers> = OnceLock::new();
+    ANSWERS.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let sources = write_files(dir.path());
+        let mut payloads = HashMap::new();
+        let mut pending = vec![Request::Load(sources.clone())];
+        let mut app = App::new(&sources, Theme::new(false), Rect::new(0, 0, 80, 24)).0;
+        while let Some(request) = pending.pop() {
+            for msg in run(request) {
+                let target = msg.target;
+                if let JobEvent::Done(p) = &msg.event {
+                    payloads.insert(target, clone(p));
+                }
+                if let JobEvent::Failed(e) = &msg.event {
+                    panic!("fixture job {target:?} failed: {e}");
+                }
+                let generation = match target {
+                    Target::Items | Target::Index(_) => 0,
+                    _ => 1,
+                };
+                let msg = JobMsg { generation, ..msg };
+                for Command::Start(r, _) in app.on_job(msg) {
+                    pending.push(r);
+                }
+            }
+        }
+        Answers { sources, payloads }
+    })
+}
+
+/// The sources the fixture opens (files are gone; everything is answered from memory).
+pub fn sources() -> Sources {
+    answers().sources.clone()
 }
 
 /// The app right after start, nothing loaded yet (no colours, so snapshots are plain text).
@@ -106,25 +242,61 @@ pub fn fresh(width: u16, height: u16) -> App {
     .0
 }
 
-/// The app with everything loaded.
-pub fn loaded(width: u16, height: u16) -> App {
-    let mut app = fresh(width, height);
-    let texts = texts();
-    let data = [tokenizer(ALPHA, &texts), tokenizer(BETA, &texts)];
-    app.on_job(done(Target::Items, Payload::Items(Arc::new(texts))));
-    for (i, d) in data.into_iter().enumerate() {
-        app.on_job(done(Target::Index(i), Payload::Index(Arc::new(d))));
+/// Answers a command the way the event loop's job would, with the precomputed payloads.
+pub fn answer(app: &mut App, command: Command) -> Vec<Command> {
+    let Command::Start(request, generation) = command;
+    let targets = match &request {
+        Request::Load(s) => {
+            let mut t = vec![Target::Items];
+            t.extend((0..s.tokenizers.len()).map(Target::Index));
+            t
+        }
+        Request::Evaluate { tokenizer, .. } => vec![Target::Metrics(*tokenizer)],
+        Request::Reassign { tokenizer, .. } => vec![Target::Reassign(*tokenizer)],
+        Request::Project { .. } => vec![Target::Projection],
+    };
+    let mut next = Vec::new();
+    for target in targets {
+        let payload = clone(&answers().payloads[&target]);
+        next.extend(app.on_job(JobMsg {
+            target,
+            generation,
+            event: JobEvent::Done(payload),
+        }));
     }
+    next
+}
+
+/// Answers commands (and the commands their answers cause) until none is left.
+pub fn answer_all(app: &mut App, commands: Vec<Command>) {
+    let mut pending = commands;
+    while let Some(c) = pending.pop() {
+        pending.extend(answer(app, c));
+    }
+}
+
+/// The app with everything loaded: indexes, metrics, reassignment, projection.
+pub fn loaded(width: u16, height: u16) -> App {
+    let (mut app, commands) = App::new(
+        &sources(),
+        Theme::new(false),
+        Rect::new(0, 0, width, height),
+    );
+    answer_all(&mut app, commands);
     app
 }
 
-/// A `Done` message as the loader sends it.
-pub fn done(target: Target, payload: Payload) -> JobMsg {
-    JobMsg {
-        target,
-        generation: 0,
-        event: JobEvent::Done(payload),
+/// The app with its indexes and titles loaded, but no beams, vectors or projection yet.
+pub fn indexes_only(width: u16, height: u16) -> App {
+    let (mut app, commands) = App::new(
+        &sources(),
+        Theme::new(false),
+        Rect::new(0, 0, width, height),
+    );
+    for command in commands {
+        answer(&mut app, command);
     }
+    app
 }
 
 /// Renders the app on a test terminal of its own size.

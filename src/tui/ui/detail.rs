@@ -3,15 +3,17 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use sidlens::report::groups::GroupRow;
+use sidlens::report::{self, Align, Table, reassign};
 use sidlens::sid;
 
 use super::super::app::{App, Slot};
-use super::super::data::TokenizerData;
+use super::super::data::{PrefixEntry, TokenizerData, prefix_key};
 use super::super::layout::{self, Pane};
-use super::{message, pad, pane_block, slot_lines, thousands};
+use super::{message, pad, pane_block, progress_text, slot_lines, table, thousands};
 
 /// Draws the detail of the selected group.
 pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
@@ -45,9 +47,13 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let lines = lines(app, data, row, inner.width as usize);
     let scroll = tokenizer
         .detail_scroll
-        .min(lines.len().saturating_sub(1))
+        .min(lines.len().saturating_sub(inner.height as usize))
         .min(u16::MAX as usize) as u16;
-    frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), rect);
+    let paragraph = Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .scroll((scroll, 0));
+    frame.render_widget(paragraph, rect);
 }
 
 /// Every line of the detail pane, before scrolling.
@@ -143,14 +149,163 @@ pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> V
         out.push(Line::styled(how.clone(), theme.dim()));
     }
     out.push(Line::raw(""));
+    out.extend(credit_lines(app, row));
+    out.push(Line::raw(""));
     out.push(Line::styled(
-        format!("Reassignment of prefix {}", sid::format_sid(prefix_codes)),
+        format!(
+            "Reassignment of prefix {}: ZCR vs greedy",
+            sid::format_sid(prefix_codes)
+        ),
         theme.header(),
     ));
+    out.extend(reassign_lines(app, row, width));
+    out
+}
+
+/// How the group fared in the beams at K: generated, targets, SID- vs item-level credit.
+fn credit_lines(app: &App, row: &GroupRow) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let Some(t) = app.tokenizer() else {
+        return Vec::new();
+    };
+    let text = match &t.metrics {
+        Slot::Ready(m) => {
+            let generated = thousands(m.generated(row.group) as usize);
+            match m.credit(row.group, app.k) {
+                Some(c) => format!(
+                    "in {generated} users' beams · target of {} users · at K={}: SID-level credit ΣHit {:.2}, item-level ΣItemHit {:.2}, over-credit {:.2}",
+                    thousands(c.targets as usize),
+                    app.k,
+                    c.sid,
+                    c.item,
+                    c.over()
+                ),
+                None => format!("in {generated} users' beams · no user's target is in this group"),
+            }
+        }
+        Slot::Loading(p) => format!("beams: evaluating {}", progress_text(p.as_ref())),
+        Slot::Missing(why) => format!("beams: {why}"),
+        Slot::Failed(_) => "beams: could not be evaluated (see Metrics)".into(),
+    };
+    vec![Line::styled(text, theme.dim())]
+}
+
+/// The prefix group's reassignment: the `sidlens zcr --groups` rows for it (who keeps which
+/// code under ZCR and greedy, ΔD), the group's items marked, and the saving.
+fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let Some(t) = app.tokenizer() else {
+        return Vec::new();
+    };
+    let re = match &t.reassign {
+        Slot::Ready(re) => re,
+        Slot::Loading(p) => {
+            let text = format!("planning ZCR and greedy: {}", progress_text(p.as_ref()));
+            return vec![Line::styled(text, theme.dim())];
+        }
+        Slot::Missing(why) => return vec![Line::styled(why.clone(), theme.dim())],
+        Slot::Failed(e) => {
+            return vec![
+                Line::styled("could not plan the reassignment:", theme.error()),
+                Line::raw(e.clone()),
+            ];
+        }
+    };
+    let key = prefix_key(&row.codes);
+    let reassign_row = match re.entry(key) {
+        Some(PrefixEntry::Row(i)) => &re.rows[i],
+        Some(PrefixEntry::Skipped(i)) => {
+            let s = &re.skipped[i];
+            return vec![Line::styled(
+                format!("left unchanged: {}", s.message),
+                theme.warn(),
+            )];
+        }
+        None => {
+            return vec![Line::styled(
+                "no collision in this prefix group",
+                theme.dim(),
+            )];
+        }
+    };
+    let library = reassign::groups_table(std::slice::from_ref(reassign_row));
+    let members: Vec<&str> = row.items.iter().map(|i| i.id.as_str()).collect();
+    let mut columns: Vec<(&str, Align)> = vec![("", Align::Left)];
+    columns.extend(
+        library.headers[2..]
+            .iter()
+            .map(String::as_str)
+            .zip(library.align[2..].iter().copied()),
+    );
+    columns.push(("title", Align::Left));
+    let mut table = Table::new(&columns);
+    for (k, cells) in library.rows.iter().enumerate() {
+        let item = reassign_row.items.get(k);
+        let marker = match item {
+            Some(i) if members.contains(&i.id.as_str()) => "▸",
+            _ => "",
+        };
+        let mut r = vec![marker.to_string()];
+        r.extend(cells[2..].iter().cloned());
+        r.push(item.and_then(|i| i.title.clone()).unwrap_or_default());
+        table.push(r);
+    }
+    let headers = table.headers.clone();
+    let mut out = match table::widths(&table, &headers, width) {
+        Some(w) => table::lines(&table, &headers, &w, width, theme.header(), |i| {
+            if table.rows[i][0] == "▸" {
+                theme.text().add_modifier(Modifier::BOLD)
+            } else {
+                theme.text()
+            }
+        }),
+        None => vec![Line::styled(
+            "(the pane is too narrow for the table)",
+            theme.dim(),
+        )],
+    };
     out.push(Line::styled(
-        "not loaded: the reassignment library is not part of this build yet",
+        "▸ items of the selected group; the others share the prefix with another last code",
         theme.dim(),
     ));
+    let summary = match (reassign_row.optimal_total, reassign_row.greedy_total) {
+        (Some(opt), Some(gre)) => {
+            let saving = gre - opt;
+            let pct = if gre > 0.0 {
+                format!(" ({:.1}%)", saving / gre * 100.0)
+            } else {
+                String::new()
+            };
+            Line::styled(
+                format!(
+                    "both move {} items: ZCR ΔD {} vs greedy ΔD {} — ZCR saves {}{pct}",
+                    reassign_row.min_changes,
+                    report::metric(opt),
+                    report::metric(gre),
+                    report::metric(saving)
+                ),
+                if saving > 0.0 {
+                    theme.good()
+                } else {
+                    theme.text()
+                },
+            )
+        }
+        _ => Line::styled(
+            format!(
+                "no vectors loaded, so ΔD is unknown; what is known: at least {} of these {} items must change their last code. Pass --latents FILE (and --codebooks FILE) to compare ZCR with greedy.",
+                reassign_row.min_changes, reassign_row.size
+            ),
+            theme.dim(),
+        ),
+    };
+    out.push(summary);
+    if re.plan.summary.codebook_estimated {
+        out.push(Line::styled(
+            "codebooks estimated from the latents (mean residual per code)",
+            theme.dim(),
+        ));
+    }
     out
 }
 

@@ -8,13 +8,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use sidlens::report::groups::GroupRow;
 
+use sidlens::report;
+
 use super::super::app::{App, Slot, visible_offset};
+use super::super::data::prefix_key;
 use super::super::layout::{self, Pane};
+use super::detail::codes_text;
 use super::{fit, message, pad, pad_left, pane_block, slot_lines, thousands};
 
 /// A column of the list.
 struct Column {
-    header: &'static str,
+    header: String,
     width: usize,
     right: bool,
 }
@@ -77,39 +81,53 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         .iter()
         .map(|&r| &data.rows[r])
         .collect();
-    let tokens = inner.width >= 110;
+    let tokens = inner.width >= 130;
     let sid_text = |row: &GroupRow| -> String {
         if tokens {
             row.sid.clone()
         } else {
-            row.codes
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
+            codes_text(&row.codes)
         }
     };
+    let extra = extra_columns(app, inner.width as usize);
     let widest = |f: &dyn Fn(&GroupRow) -> usize| visible.iter().map(|r| f(r)).max().unwrap_or(0);
     let mut columns = vec![
         Column {
-            header: "#",
+            header: "#".into(),
             width: widest(&|r| r.rank.to_string().len()).max(1),
             right: true,
         },
         Column {
-            header: "size",
+            header: "size".into(),
             width: widest(&|r| r.size.to_string().len()).max(4),
             right: true,
         },
         Column {
-            header: "SID",
+            header: "SID".into(),
             width: widest(&|r| sid_text(r).len()).max(3),
             right: false,
         },
     ];
+    let extra_cells: Vec<Vec<String>> = visible
+        .iter()
+        .map(|r| extra.iter().map(|(_, f)| f(r)).collect())
+        .collect();
+    for (i, (header, _)) in extra.iter().enumerate() {
+        let width = extra_cells
+            .iter()
+            .map(|c| c[i].len())
+            .max()
+            .unwrap_or(0)
+            .max(header.len());
+        columns.push(Column {
+            header: header.clone(),
+            width,
+            right: true,
+        });
+    }
     let used: usize = columns.iter().map(|c| c.width + 1).sum();
     columns.push(Column {
-        header: "first item",
+        header: "first item".into(),
         width: (inner.width as usize).saturating_sub(used),
         right: false,
     });
@@ -117,7 +135,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     lines.push(Line::from(
         columns
             .iter()
-            .map(|c| Span::styled(cell(c, c.header) + " ", theme.header()))
+            .map(|c| Span::styled(cell(c, &c.header) + " ", theme.header()))
             .collect::<Vec<_>>(),
     ));
     let matches: &[usize] = app.search.as_ref().map_or(&[], |s| &s.matches);
@@ -131,12 +149,9 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
                 None => format!("item {}", item.id),
             })
             .unwrap_or_default();
-        let cells = [
-            row.rank.to_string(),
-            row.size.to_string(),
-            sid_text(row),
-            first,
-        ];
+        let mut cells = vec![row.rank.to_string(), row.size.to_string(), sid_text(row)];
+        cells.extend(extra_cells[i].iter().cloned());
+        cells.push(first);
         let text: String = columns
             .iter()
             .zip(&cells)
@@ -153,6 +168,91 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         lines.push(Line::styled(pad(&text, inner.width as usize), style));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A computed column: header and cell text per row.
+type Extra<'a> = (String, Box<dyn Fn(&GroupRow) -> String + 'a>);
+
+/// Columns that appear once beams are evaluated (how often the group's SID was generated, its
+/// SID-level against item-level credit at K) and once ZCR is planned with vectors (ΔD of ZCR
+/// and greedy in the group's prefix group); fewer when the pane is narrow.
+fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
+    let mut out: Vec<Extra<'_>> = Vec::new();
+    let Some(t) = app.tokenizer() else {
+        return out;
+    };
+    let wide = width >= 110;
+    if let Slot::Ready(m) = &t.metrics {
+        let k = app.k;
+        if wide {
+            out.push((
+                "gen".into(),
+                Box::new(move |r: &GroupRow| m.generated(r.group).to_string()),
+            ));
+            out.push((
+                format!("Hit@{k}"),
+                Box::new(move |r: &GroupRow| {
+                    m.credit(r.group, k).map_or("0".into(), |c| credit(c.sid))
+                }),
+            ));
+            out.push((
+                format!("IHit@{k}"),
+                Box::new(move |r: &GroupRow| {
+                    m.credit(r.group, k).map_or("0".into(), |c| credit(c.item))
+                }),
+            ));
+        }
+        out.push((
+            "over".into(),
+            Box::new(move |r: &GroupRow| {
+                m.credit(r.group, k)
+                    .map_or("0".into(), |c| credit(c.over()))
+            }),
+        ));
+    }
+    if let Slot::Ready(re) = &t.reassign
+        && re.plan.summary.with_vectors
+    {
+        let total = move |r: &GroupRow, zcr: bool| {
+            re.row(prefix_key(&r.codes))
+                .and_then(|row| {
+                    if zcr {
+                        row.optimal_total
+                    } else {
+                        row.greedy_total
+                    }
+                })
+                .map_or("-".into(), report::metric)
+        };
+        if wide {
+            out.push((
+                "ΔD ZCR".into(),
+                Box::new(move |r: &GroupRow| total(r, true)),
+            ));
+            out.push((
+                "ΔD greedy".into(),
+                Box::new(move |r: &GroupRow| total(r, false)),
+            ));
+        } else {
+            out.push((
+                "saving".into(),
+                Box::new(move |r: &GroupRow| {
+                    re.saving(prefix_key(&r.codes))
+                        .map_or("-".into(), report::metric)
+                }),
+            ));
+        }
+    }
+    out
+}
+
+/// A sum of per-user credit, 2 decimals (integers stay short).
+fn credit(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 fn cell(column: &Column, value: &str) -> String {

@@ -7,6 +7,7 @@ pub mod help;
 pub mod metrics;
 pub mod scatter;
 pub mod status;
+pub mod table;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

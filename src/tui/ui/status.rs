@@ -7,10 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use sidlens::report;
 
-use super::super::app::{App, Level, PromptKind, Slot};
+use super::super::app::{App, Level, Progress, PromptKind, Slot};
 use super::super::keys;
 use super::super::layout::{Layout, MIN_SIZE};
-use super::{fit, progress_text, thousands};
+use super::{fit, pad_left, progress_text, thousands};
 
 /// Title at the left, tokenizer tabs, K at the right.
 pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
@@ -62,31 +62,55 @@ pub fn pane_bar(app: &App, frame: &mut Frame, layout: &Layout) {
     }
 }
 
-/// The open prompt, else jobs in progress, else the latest notice, else a summary.
+/// The open prompt, else the latest notice (or a summary of the tokenizer shown) at the left
+/// and, while jobs run, their progress at the right.
 pub fn status_line(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
-    let line = if let Some(prompt) = &app.prompt {
+    if let Some(prompt) = &app.prompt {
         let label = match prompt.kind {
             PromptKind::Search => "/".to_string(),
             PromptKind::K => format!("K (1–{}): ", app.max_k()),
             PromptKind::MinSize => "minimum group size (≥ 2): ".to_string(),
         };
-        Line::from(vec![
+        let line = Line::from(vec![
             Span::styled(label, theme.key()),
             Span::raw(prompt.text.clone()),
             Span::styled("▏", theme.key()),
-        ])
-    } else if let Some(notice) = &app.notice {
-        let style = match notice.level {
-            Level::Info => theme.text(),
-            Level::Warn => theme.warn(),
-        };
-        Line::styled(notice.text.clone(), style)
-    } else if let Some(progress) = progress_summary(app) {
-        Line::styled(progress, theme.dim())
-    } else {
-        Line::styled(summary(app), theme.dim())
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let (text, style) = match &app.notice {
+        Some(notice) => (
+            notice.text.clone(),
+            match notice.level {
+                Level::Info => theme.text(),
+                Level::Warn => theme.warn(),
+            },
+        ),
+        None => (summary(app), theme.dim()),
     };
+    let width = area.width as usize;
+    let Some(progress) = progress_summary(app) else {
+        frame.render_widget(Paragraph::new(Line::styled(fit(&text, width), style)), area);
+        return;
+    };
+    let left_width = if text.is_empty() {
+        0
+    } else {
+        text.chars()
+            .count()
+            .min(width.saturating_sub(32).max(width / 2))
+    };
+    let right_width = width.saturating_sub(left_width + 2);
+    let line = Line::from(vec![
+        Span::styled(fit(&text, left_width), style),
+        Span::raw(" ".repeat(width.saturating_sub(left_width + right_width).min(2))),
+        Span::styled(
+            pad_left(&fit(&progress, right_width), right_width),
+            theme.dim(),
+        ),
+    ]);
     frame.render_widget(Paragraph::new(line), area);
 }
 
@@ -97,11 +121,28 @@ fn progress_summary(app: &App) -> Option<String> {
         parts.push(format!("items {}", progress_text(p.as_ref())));
     }
     for t in &app.tokenizers {
-        if let Slot::Loading(p) = &t.data {
-            parts.push(format!("{} {}", t.name(), progress_text(p.as_ref())));
+        for (slot_progress, what) in [
+            (loading(&t.data), "index"),
+            (loading(&t.metrics), "beams"),
+            (loading(&t.reassign), "ZCR"),
+        ] {
+            if let Some(p) = slot_progress {
+                parts.push(format!("{} {what} {}", t.name(), progress_text(p)));
+            }
         }
     }
+    if let Slot::Loading(p) = &app.projection {
+        parts.push(format!("scatter {}", progress_text(p.as_ref())));
+    }
     (!parts.is_empty()).then(|| format!("loading: {}", parts.join(" · ")))
+}
+
+/// The progress of a slot that is loading (`Some(None)` before the first report).
+fn loading<T>(slot: &Slot<T>) -> Option<Option<&Progress>> {
+    match slot {
+        Slot::Loading(p) => Some(p.as_ref()),
+        _ => None,
+    }
 }
 
 /// "4,344 items · 1,326 in collisions (30.52%) · 512 groups · g_max 9".
