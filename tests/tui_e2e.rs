@@ -311,3 +311,29 @@ fn a_bad_file_is_reported_in_the_pane_and_the_tui_keeps_running() {
     tmux.keys(&["C-c"]);
     tmux.wait_for("the exit", |_| tmux.pane_dead());
 }
+
+#[test]
+fn usage_errors_exit_2_and_a_missing_terminal_exits_1_with_a_clear_message() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sidlens"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "tui", "--index", "a=x.json", "--index", "b=y.json", "--beams", "z.json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("say which with --beams NAME=FILE"), "{err}");
+    assert!(err.contains("Usage: sidlens tui"), "{err}");
+    let out = run(&["tui", "--index", "a=x.json", "--latents", "c=l.npy"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no tokenizer is named \"c\""));
+    let out = run(&["tui", "--index", "x.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the TUI needs a terminal"), "{err}");
+    assert!(out.stdout.is_empty());
+}

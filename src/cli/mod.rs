@@ -90,6 +90,12 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if e.is::<clap::Error>() => {
+            if let Some(usage) = e.downcast_ref::<clap::Error>() {
+                let _ = usage.print();
+            }
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("sidlens: error: {e:#}");
             ExitCode::from(1)

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use clap::CommandFactory;
+use clap::error::ErrorKind;
 use sidlens::load::dataset::Dataset;
 
 use super::Globals;
@@ -59,6 +60,16 @@ pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
     tui::run(sources)
 }
 
+/// A usage error (exit code 2), printed by clap with the usage line.
+fn usage(message: String) -> anyhow::Error {
+    let mut cmd = super::Cli::command();
+    cmd.build();
+    let tui = cmd.find_subcommand("tui").cloned();
+    tui.unwrap_or(cmd)
+        .error(ErrorKind::ArgumentConflict, message)
+        .into()
+}
+
 fn sources(args: &Args) -> anyhow::Result<Sources> {
     let mut sources = match &args.dir {
         Some(dir) => Sources::from_dataset(&Dataset::discover(dir, args.beams_dir.as_deref())?),
@@ -71,14 +82,18 @@ fn sources(args: &Args) -> anyhow::Result<Sources> {
         let (name, path) = named(spec);
         let name = name.unwrap_or_else(|| default_name(&path));
         if sources.tokenizers.iter().any(|t| t.name == name) {
-            bail!("two tokenizers are named {name:?}; name them with --index NAME=FILE");
+            return Err(usage(format!(
+                "two tokenizers are named {name:?}; name them with --index NAME=FILE"
+            )));
         }
         sources
             .tokenizers
             .push(TokenizerSource::index_only(name, path));
     }
     if sources.tokenizers.is_empty() {
-        bail!("nothing to show: give a dataset folder or --index FILE");
+        return Err(usage(
+            "nothing to show: give a dataset folder or --index FILE".into(),
+        ));
     }
     pair(
         &mut sources.tokenizers,
@@ -128,10 +143,10 @@ fn pair(
                 Some(t) => set(t, path),
                 None => {
                     let names: Vec<&str> = tokenizers.iter().map(|t| t.name.as_str()).collect();
-                    bail!(
+                    return Err(usage(format!(
                         "{flag} {name}=...: no tokenizer is named {name:?} (there are: {})",
                         names.join(", ")
-                    );
+                    )));
                 }
             },
             (None, path) if shared || tokenizers.len() == 1 => {
@@ -139,11 +154,13 @@ fn pair(
                     set(t, path.clone());
                 }
             }
-            (None, path) => bail!(
-                "{flag} {}: there are {} tokenizers; say which with {flag} NAME=FILE",
-                path.display(),
-                tokenizers.len()
-            ),
+            (None, path) => {
+                return Err(usage(format!(
+                    "{flag} {}: there are {} tokenizers; say which with {flag} NAME=FILE",
+                    path.display(),
+                    tokenizers.len()
+                )));
+            }
         }
     }
     Ok(())

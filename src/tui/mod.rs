@@ -14,7 +14,7 @@ pub mod theme;
 pub mod ui;
 pub mod watch;
 
-use std::io::{self, Stdout};
+use std::io::{self, IsTerminal, Stdout};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,11 @@ const IDLE_TICK: Duration = watch::POLL_INTERVAL;
 /// Opens the TUI on `sources` and runs until the user quits. The terminal is restored on
 /// return, on error and on panic.
 pub fn run(sources: Sources) -> anyhow::Result<()> {
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        anyhow::bail!(
+            "the TUI needs a terminal (stdin and stdout must be a tty); for scripts use the subcommands (stats, groups, eval, compare, zcr, project)"
+        );
+    }
     let mut terminal = TerminalGuard::enter()?;
     let size = terminal.0.size()?;
     let area = Rect::new(0, 0, size.width, size.height);
