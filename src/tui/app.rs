@@ -329,7 +329,7 @@ impl App {
     /// The layout for a given area (rendering passes the frame's).
     pub fn layout_for(&self, area: Rect) -> Layout {
         let names: Vec<&str> = self.tokenizers.iter().map(Tokenizer::name).collect();
-        Layout::compute(area, self.focus, self.companion, &names)
+        Layout::compute(area, self.focus, self.companion, &names, self.selected)
     }
 
     /// The tokenizer shown, if there is any.

@@ -149,7 +149,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Key::Char('/')],
         label: "/",
         action: Action::StartSearch,
-        description: "search groups by item title, item id or SID (e.g. 127 244, <a_127>)",
+        description: "search groups: a number is an item id, codes (127 244) or tokens (<a_127>) a SID, other text a title",
         hint: "search",
         scope: Scope::Global,
         footer: GROUPISH,

@@ -98,6 +98,9 @@ pub struct Layout {
     pub header: Rect,
     /// Hit areas of the tokenizer tabs, by tokenizer index (tabs that did not fit are absent).
     pub tokenizer_tabs: Vec<(usize, Rect)>,
+    /// When names do not fit: only the shown tokenizer, between `‹` (previous) and `›` (next)
+    /// areas, which are the first and last of `tokenizer_tabs`.
+    pub tabs_compact: bool,
     /// The pane tab bar (empty in the grid).
     pub pane_bar: Rect,
     /// Hit areas of the pane tabs.
@@ -114,17 +117,26 @@ pub struct Layout {
 const TITLE_WIDTH: u16 = 22;
 /// Width kept free at the right of the header for "K=…".
 const K_WIDTH: u16 = 8;
+/// Tab names are not shortened below this; tabs switch to the compact form instead.
+const MIN_TAB_NAME: usize = 8;
 
 impl Layout {
     /// Places everything for a terminal of `area`, with `focus` focused, `companion` (Metrics
     /// or Scatter) sharing a slot in the three-pane arrangement, and these tokenizer names.
-    pub fn compute(area: Rect, focus: Pane, companion: Pane, tokenizers: &[&str]) -> Layout {
+    pub fn compute(
+        area: Rect,
+        focus: Pane,
+        companion: Pane,
+        tokenizers: &[&str],
+        selected: usize,
+    ) -> Layout {
         let empty = Rect::new(area.x, area.y, 0, 0);
         let mut layout = Layout {
             area,
             arrangement: Arrangement::TooSmall,
             header: empty,
             tokenizer_tabs: Vec::new(),
+            tabs_compact: false,
             pane_bar: empty,
             pane_tabs: Vec::new(),
             panes: Vec::new(),
@@ -143,7 +155,8 @@ impl Layout {
         };
         let row = |y: u16, h: u16| Rect::new(area.x, y, area.width, h);
         layout.header = row(area.y, 1);
-        layout.tokenizer_tabs = tokenizer_tabs(layout.header, tokenizers);
+        (layout.tokenizer_tabs, layout.tabs_compact) =
+            tokenizer_tabs(layout.header, tokenizers, selected);
         layout.footer = row(area.bottom() - 1, 1);
         layout.status = row(area.bottom() - 2, 1);
         let mut top = area.y + 1;
@@ -280,8 +293,9 @@ fn pane_tabs(bar: Rect) -> Vec<(Pane, Rect)> {
     tabs
 }
 
-/// Tokenizer tabs "1 name" between the title and K, names shortened until they fit.
-fn tokenizer_tabs(header: Rect, names: &[&str]) -> Vec<(usize, Rect)> {
+/// Tokenizer tabs "1 name" between the title and K, names shortened until they fit; when
+/// they would get shorter than [`MIN_TAB_NAME`], the compact form `‹ 3/10 name ›`.
+fn tokenizer_tabs(header: Rect, names: &[&str], selected: usize) -> (Vec<(usize, Rect)>, bool) {
     let start = header.x + TITLE_WIDTH.min(header.width);
     let room = header.right().saturating_sub(K_WIDTH).saturating_sub(start);
     let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -293,18 +307,40 @@ fn tokenizer_tabs(header: Rect, names: &[&str]) -> Vec<(usize, Rect)> {
         let total: u16 = (0..names.len()).map(|i| tab_width(len, i)).sum();
         total <= room
     };
-    let len = (3..=longest.max(3)).rev().find(|&l| fits(l)).unwrap_or(3);
+    let shortest = MIN_TAB_NAME.min(longest).max(1);
+    let Some(len) = (shortest..=longest.max(shortest)).rev().find(|&l| fits(l)) else {
+        return (compact_tabs(header.y, start, room, names, selected), true);
+    };
     let mut x = start;
     let mut tabs = Vec::new();
     for i in 0..names.len() {
         let w = tab_width(len, i);
-        if x + w > start + room {
-            break;
-        }
         tabs.push((i, Rect::new(x, header.y, w, 1)));
         x += w;
     }
-    tabs
+    (tabs, false)
+}
+
+/// `‹` (previous), the shown tokenizer's label, `›` (next), as hit areas.
+fn compact_tabs(
+    y: u16,
+    start: u16,
+    room: u16,
+    names: &[&str],
+    selected: usize,
+) -> Vec<(usize, Rect)> {
+    let n = names.len();
+    if n == 0 || room < 8 {
+        return Vec::new();
+    }
+    let selected = selected.min(n - 1);
+    let label = format!("{}/{} {}", selected + 1, n, names[selected]);
+    let label_w = (label.chars().count() as u16 + 2).min(room - 4);
+    vec![
+        ((selected + n - 1) % n, Rect::new(start, y, 2, 1)),
+        (selected, Rect::new(start + 2, y, label_w, 1)),
+        ((selected + 1) % n, Rect::new(start + 2 + label_w, y, 2, 1)),
+    ]
 }
 
 #[cfg(test)]
@@ -317,6 +353,7 @@ mod tests {
             Pane::Groups,
             Pane::Metrics,
             &["rkmeans_native", "rqvae_native"],
+            0,
         )
     }
 
@@ -361,9 +398,9 @@ mod tests {
     #[test]
     fn three_panes_swap_metrics_for_scatter() {
         let r = Rect::new(0, 0, 120, 30);
-        let l = Layout::compute(r, Pane::Scatter, Pane::Metrics, &["a"]);
+        let l = Layout::compute(r, Pane::Scatter, Pane::Metrics, &["a"], 0);
         assert!(l.shows(Pane::Scatter) && !l.shows(Pane::Metrics));
-        let l = Layout::compute(r, Pane::Groups, Pane::Scatter, &["a"]);
+        let l = Layout::compute(r, Pane::Groups, Pane::Scatter, &["a"], 0);
         assert!(l.shows(Pane::Scatter));
     }
 
@@ -406,13 +443,29 @@ mod tests {
     }
 
     #[test]
-    fn many_long_tokenizer_names_are_shortened_not_overlapping() {
-        let names = ["rkmeans_native_long_name"; 9];
-        let l = Layout::compute(Rect::new(0, 0, 80, 24), Pane::Groups, Pane::Metrics, &names);
-        assert!(!l.tokenizer_tabs.is_empty());
+    fn tokenizer_tabs_shorten_names_then_go_compact() {
+        let names = ["rkmeans_native", "rqvae_native", "letter_native"];
+        let r = Rect::new(0, 0, 100, 30);
+        let l = Layout::compute(r, Pane::Groups, Pane::Metrics, &names, 0);
+        assert!(!l.tabs_compact);
+        assert_eq!(l.tokenizer_tabs.len(), 3);
         for w in l.tokenizer_tabs.windows(2) {
             assert!(w[0].1.right() <= w[1].1.x);
         }
-        assert!(l.tokenizer_tabs.last().unwrap().1.right() <= 80 - K_WIDTH);
+        assert!(l.tokenizer_tabs.last().unwrap().1.right() <= 100 - K_WIDTH);
+        let many = ["rkmeans_native_long_name"; 10];
+        let l = Layout::compute(
+            Rect::new(0, 0, 80, 24),
+            Pane::Groups,
+            Pane::Metrics,
+            &many,
+            0,
+        );
+        assert!(l.tabs_compact);
+        let ids: Vec<usize> = l.tokenizer_tabs.iter().map(|&(i, _)| i).collect();
+        assert_eq!(ids, vec![9, 0, 1], "previous, shown, next");
+        assert!(l.tokenizer_tabs[2].1.right() <= 80 - K_WIDTH);
+        let (_, prev) = l.tokenizer_tabs[0];
+        assert_eq!(l.hit(prev.x, prev.y), Some(Target::Tokenizer(9)));
     }
 }

@@ -1,5 +1,5 @@
-//! `/` search over the group list: by item title (case-insensitive), item id (exact) or SID
-//! (`<a_127><b_244>` tokens, or codes like `127 244` / `127-244-179` as a prefix).
+//! `/` search over the group list: by item id (a number, exact), SID (`<a_127><b_244>` tokens,
+//! or codes like `127 244` / `127-244-179` as a prefix) or item title (case-insensitive).
 
 use sidlens::report::groups::GroupRow;
 use sidlens::sid::Code;
@@ -13,6 +13,8 @@ pub enum Query {
     Tokens(String),
     /// Two or more codes: the row's SID starts with them.
     Codes(Vec<Code>),
+    /// A number: an item id.
+    ItemId(String),
     /// An item id or title text (ASCII letters compared case-insensitively).
     Text(String),
 }
@@ -31,6 +33,9 @@ impl Query {
             .split([' ', '-', ',', '/'])
             .filter(|p| !p.is_empty())
             .collect();
+        if parts.len() == 1 && text.chars().all(|c| c.is_ascii_digit()) {
+            return Query::ItemId(text.to_string());
+        }
         if parts.len() >= 2 {
             let codes: Option<Vec<Code>> = parts.iter().map(|p| p.parse().ok()).collect();
             if let Some(codes) = codes {
@@ -46,6 +51,7 @@ impl Query {
             Query::Empty => false,
             Query::Tokens(t) => row.sid.contains(t.as_str()),
             Query::Codes(codes) => row.codes.starts_with(codes),
+            Query::ItemId(id) => row.items.iter().any(|item| item.id == *id),
             Query::Text(t) => row.items.iter().any(|item| {
                 item.id == *t
                     || item
@@ -59,6 +65,7 @@ impl Query {
     /// The item id this query names, when it is a single word (to explain a miss).
     pub fn as_item_id(&self) -> Option<&str> {
         match self {
+            Query::ItemId(id) => Some(id),
             Query::Text(t) if !t.contains(char::is_whitespace) => Some(t),
             _ => None,
         }
@@ -123,7 +130,9 @@ mod tests {
         ] {
             assert!(!Query::parse(q).matches(&r), "{q}");
         }
+        assert_eq!(Query::parse("42"), Query::ItemId("42".into()));
         assert_eq!(Query::parse("42").as_item_id(), Some("42"));
+        assert_eq!(Query::parse("A42").as_item_id(), Some("A42"));
         assert_eq!(Query::parse("mini printer").as_item_id(), None);
     }
 }

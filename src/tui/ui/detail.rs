@@ -278,8 +278,13 @@ fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>>
             };
             Line::styled(
                 format!(
-                    "both move {} items: ZCR ΔD {} vs greedy ΔD {} — ZCR saves {}{pct}",
+                    "both move {} item{}: ZCR ΔD {} vs greedy ΔD {} — ZCR saves {}{pct}",
                     reassign_row.min_changes,
+                    if reassign_row.min_changes == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
                     report::metric(opt),
                     report::metric(gre),
                     report::metric(saving)

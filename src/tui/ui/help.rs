@@ -43,7 +43,9 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let lines = lines(app);
     let width = area.width.saturating_sub(4).min(96);
-    let height = area.height.saturating_sub(2).min(lines.len() as u16 + 2);
+    let inner = width.saturating_sub(2).max(1) as usize;
+    let wrapped: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let height = area.height.saturating_sub(2).min(wrapped as u16 + 2);
     let rect = Rect::new(
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
@@ -53,7 +55,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let visible = height.saturating_sub(2) as usize;
     let scroll = app
         .help_scroll
-        .min(lines.len().saturating_sub(visible))
+        .min(wrapped.saturating_sub(visible))
         .min(u16::MAX as usize) as u16;
     let block = Block::bordered()
         .border_type(BorderType::Thick)

@@ -28,18 +28,30 @@ pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
         )),
         area,
     );
-    for &(i, rect) in &layout.tokenizer_tabs {
+    let last = layout.tokenizer_tabs.len().saturating_sub(1);
+    for (n, &(i, rect)) in layout.tokenizer_tabs.iter().enumerate() {
         let name = app.tokenizers[i].name();
-        let label = fit(&format!("{} {name}", i + 1), rect.width as usize - 2);
-        let style = if i == app.selected {
-            theme.selected()
-        } else {
-            theme.text()
+        let (text, style) = match (layout.tabs_compact, n) {
+            (true, 0) => ("‹ ".to_string(), theme.key()),
+            (true, n) if n == last => (" ›".to_string(), theme.key()),
+            (true, _) => (
+                format!(" {}/{} {name} ", i + 1, app.tokenizers.len()),
+                theme.selected(),
+            ),
+            (false, _) => (
+                format!(
+                    " {} ",
+                    fit(&format!("{} {name}", i + 1), rect.width as usize - 2)
+                ),
+                if i == app.selected {
+                    theme.selected()
+                } else {
+                    theme.text()
+                },
+            ),
         };
-        frame.render_widget(
-            Paragraph::new(Line::styled(format!(" {label} "), style)),
-            rect,
-        );
+        let text = fit(&text, rect.width as usize);
+        frame.render_widget(Paragraph::new(Line::styled(text, style)), rect);
     }
     let k = Line::styled(format!("K={} ", app.k), theme.header()).alignment(Alignment::Right);
     frame.render_widget(Paragraph::new(k), area);
