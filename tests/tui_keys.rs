@@ -269,8 +269,9 @@ fn help_opens_scrolls_and_closes() {
     press(&mut app, KeyCode::Char('?'));
     assert_eq!(app.mode, Mode::Help);
     let text = screen(&app);
-    for b in keys::BINDINGS.iter().take(10) {
-        assert!(text.contains(b.description), "help lists {:?}", b.label);
+    for b in keys::BINDINGS.iter().take(12) {
+        let start: String = b.description.chars().take(40).collect();
+        assert!(text.contains(&start), "help lists {:?}", b.label);
     }
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::PageDown);
