@@ -17,7 +17,7 @@ use super::action::Action;
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData, prefix_key};
 use super::jobs::{JobEvent, JobMsg, Payload, Request, Target};
 use super::keys::Mode;
-use super::layout::{Layout, Pane, Target as Hit};
+use super::layout::{Header, Layout, Pane, Target as Hit};
 use super::search::Query;
 use super::sources::{Sources, TokenizerSource};
 use super::theme::Theme;
@@ -329,7 +329,18 @@ impl App {
     /// The layout for a given area (rendering passes the frame's).
     pub fn layout_for(&self, area: Rect) -> Layout {
         let names: Vec<&str> = self.tokenizers.iter().map(Tokenizer::name).collect();
-        Layout::compute(area, self.focus, self.companion, &names, self.selected)
+        let title = self.header_title();
+        let header = Header {
+            title: &title,
+            tokenizers: &names,
+            selected: self.selected,
+        };
+        Layout::compute(area, self.focus, self.companion, &header)
+    }
+
+    /// The header's title, ` sidlens · <data>`.
+    pub fn header_title(&self) -> String {
+        format!(" sidlens · {}", self.title)
     }
 
     /// The tokenizer shown, if there is any.

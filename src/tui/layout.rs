@@ -71,6 +71,17 @@ pub enum Arrangement {
 /// Smallest terminal the TUI draws in.
 pub const MIN_SIZE: (u16, u16) = (60, 15);
 
+/// What the header line holds, which decides where the tokenizer tabs go.
+#[derive(Debug, Clone, Copy)]
+pub struct Header<'a> {
+    /// The title at the left (` sidlens · Scientific`).
+    pub title: &'a str,
+    /// Tokenizer names, in tab order.
+    pub tokenizers: &'a [&'a str],
+    /// The tokenizer shown.
+    pub selected: usize,
+}
+
 /// Where a screen cell lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -113,8 +124,8 @@ pub struct Layout {
     pub footer: Rect,
 }
 
-/// Width of the title at the left of the header.
-const TITLE_WIDTH: u16 = 22;
+/// The widest the title at the left of the header gets before tabs.
+const MAX_TITLE_WIDTH: u16 = 32;
 /// Width kept free at the right of the header for "K=…".
 const K_WIDTH: u16 = 8;
 /// Tab names are not shortened below this; tabs switch to the compact form instead.
@@ -123,13 +134,7 @@ const MIN_TAB_NAME: usize = 8;
 impl Layout {
     /// Places everything for a terminal of `area`, with `focus` focused, `companion` (Metrics
     /// or Scatter) sharing a slot in the three-pane arrangement, and these tokenizer names.
-    pub fn compute(
-        area: Rect,
-        focus: Pane,
-        companion: Pane,
-        tokenizers: &[&str],
-        selected: usize,
-    ) -> Layout {
+    pub fn compute(area: Rect, focus: Pane, companion: Pane, header: &Header<'_>) -> Layout {
         let empty = Rect::new(area.x, area.y, 0, 0);
         let mut layout = Layout {
             area,
@@ -155,8 +160,7 @@ impl Layout {
         };
         let row = |y: u16, h: u16| Rect::new(area.x, y, area.width, h);
         layout.header = row(area.y, 1);
-        (layout.tokenizer_tabs, layout.tabs_compact) =
-            tokenizer_tabs(layout.header, tokenizers, selected);
+        (layout.tokenizer_tabs, layout.tabs_compact) = tokenizer_tabs(layout.header, header);
         layout.footer = row(area.bottom() - 1, 1);
         layout.status = row(area.bottom() - 2, 1);
         let mut top = area.y + 1;
@@ -167,7 +171,7 @@ impl Layout {
         }
         let body = Rect::new(area.x, top, area.width, area.bottom() - 2 - top);
         layout.panes = match layout.arrangement {
-            Arrangement::Grid => grid(body, tokenizers.len()),
+            Arrangement::Grid => grid(body, header.tokenizers.len()),
             Arrangement::Three => {
                 let (left, right) = split_columns(body, body.width / 2);
                 let (up, down) = split_rows(right, right.height / 2);
@@ -295,9 +299,11 @@ fn pane_tabs(bar: Rect) -> Vec<(Pane, Rect)> {
 
 /// Tokenizer tabs "1 name" between the title and K, names shortened until they fit; when
 /// they would get shorter than [`MIN_TAB_NAME`], the compact form `‹ 3/10 name ›`.
-fn tokenizer_tabs(header: Rect, names: &[&str], selected: usize) -> (Vec<(usize, Rect)>, bool) {
-    let start = header.x + TITLE_WIDTH.min(header.width);
-    let room = header.right().saturating_sub(K_WIDTH).saturating_sub(start);
+fn tokenizer_tabs(line: Rect, header: &Header<'_>) -> (Vec<(usize, Rect)>, bool) {
+    let (names, selected) = (header.tokenizers, header.selected);
+    let title = (header.title.chars().count() as u16 + 2).min(MAX_TITLE_WIDTH);
+    let start = line.x + title.min(line.width);
+    let room = line.right().saturating_sub(K_WIDTH).saturating_sub(start);
     let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let tab_width = |len: usize, i: usize| {
         let digits = (i + 1).to_string().len();
@@ -309,13 +315,13 @@ fn tokenizer_tabs(header: Rect, names: &[&str], selected: usize) -> (Vec<(usize,
     };
     let shortest = MIN_TAB_NAME.min(longest).max(1);
     let Some(len) = (shortest..=longest.max(shortest)).rev().find(|&l| fits(l)) else {
-        return (compact_tabs(header.y, start, room, names, selected), true);
+        return (compact_tabs(line.y, start, room, names, selected), true);
     };
     let mut x = start;
     let mut tabs = Vec::new();
     for i in 0..names.len() {
         let w = tab_width(len, i);
-        tabs.push((i, Rect::new(x, header.y, w, 1)));
+        tabs.push((i, Rect::new(x, line.y, w, 1)));
         x += w;
     }
     (tabs, false)
@@ -347,13 +353,20 @@ fn compact_tabs(
 mod tests {
     use super::*;
 
+    fn header<'a>(names: &'a [&'a str], selected: usize) -> Header<'a> {
+        Header {
+            title: " sidlens · Scientific",
+            tokenizers: names,
+            selected,
+        }
+    }
+
     fn at(w: u16, h: u16) -> Layout {
         Layout::compute(
             Rect::new(0, 0, w, h),
             Pane::Groups,
             Pane::Metrics,
-            &["rkmeans_native", "rqvae_native"],
-            0,
+            &header(&["rkmeans_native", "rqvae_native"], 0),
         )
     }
 
@@ -398,9 +411,9 @@ mod tests {
     #[test]
     fn three_panes_swap_metrics_for_scatter() {
         let r = Rect::new(0, 0, 120, 30);
-        let l = Layout::compute(r, Pane::Scatter, Pane::Metrics, &["a"], 0);
+        let l = Layout::compute(r, Pane::Scatter, Pane::Metrics, &header(&["a"], 0));
         assert!(l.shows(Pane::Scatter) && !l.shows(Pane::Metrics));
-        let l = Layout::compute(r, Pane::Groups, Pane::Scatter, &["a"], 0);
+        let l = Layout::compute(r, Pane::Groups, Pane::Scatter, &header(&["a"], 0));
         assert!(l.shows(Pane::Scatter));
     }
 
@@ -446,7 +459,7 @@ mod tests {
     fn tokenizer_tabs_shorten_names_then_go_compact() {
         let names = ["rkmeans_native", "rqvae_native", "letter_native"];
         let r = Rect::new(0, 0, 100, 30);
-        let l = Layout::compute(r, Pane::Groups, Pane::Metrics, &names, 0);
+        let l = Layout::compute(r, Pane::Groups, Pane::Metrics, &header(&names, 0));
         assert!(!l.tabs_compact);
         assert_eq!(l.tokenizer_tabs.len(), 3);
         for w in l.tokenizer_tabs.windows(2) {
@@ -458,8 +471,7 @@ mod tests {
             Rect::new(0, 0, 80, 24),
             Pane::Groups,
             Pane::Metrics,
-            &many,
-            0,
+            &header(&many, 0),
         );
         assert!(l.tabs_compact);
         let ids: Vec<usize> = l.tokenizer_tabs.iter().map(|&(i, _)| i).collect();

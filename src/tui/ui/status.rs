@@ -16,7 +16,7 @@ use super::{fit, pad_left, progress_text, thousands};
 pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
     let theme = &app.theme;
     let area = layout.header;
-    let title = format!(" sidlens · {}", app.title);
+    let title = app.header_title();
     let title_w = layout
         .tokenizer_tabs
         .first()
