@@ -313,8 +313,18 @@ fn tokenizer_tabs(line: Rect, header: &Header<'_>) -> (Vec<(usize, Rect)>, bool)
         let total: u16 = (0..names.len()).map(|i| tab_width(len, i)).sum();
         total <= room
     };
+    let distinct = |len: usize| {
+        let mut shown: Vec<String> = names.iter().map(|n| shortened(n, len)).collect();
+        shown.sort();
+        shown.dedup();
+        shown.len() == names.len()
+    };
     let shortest = MIN_TAB_NAME.min(longest).max(1);
-    let Some(len) = (shortest..=longest.max(shortest)).rev().find(|&l| fits(l)) else {
+    let chosen = (shortest..=longest.max(shortest))
+        .rev()
+        .find(|&l| fits(l))
+        .filter(|&l| distinct(l));
+    let Some(len) = chosen else {
         return (compact_tabs(line.y, start, room, names, selected), true);
     };
     let mut x = start;
@@ -325,6 +335,18 @@ fn tokenizer_tabs(line: Rect, header: &Header<'_>) -> (Vec<(usize, Rect)>, bool)
         x += w;
     }
     (tabs, false)
+}
+
+/// A name as a tab of `len` characters shows it: cut with `…` when longer.
+fn shortened(name: &str, len: usize) -> String {
+    if name.chars().count() <= len {
+        name.to_string()
+    } else {
+        name.chars()
+            .take(len.saturating_sub(1))
+            .chain(['…'])
+            .collect()
+    }
 }
 
 /// `‹` (previous), the shown tokenizer's label, `›` (next), as hit areas.
@@ -479,5 +501,18 @@ mod tests {
         assert!(l.tokenizer_tabs[2].1.right() <= 80 - K_WIDTH);
         let (_, prev) = l.tokenizer_tabs[0];
         assert_eq!(l.hit(prev.x, prev.y), Some(Target::Tokenizer(9)));
+        let alike = [
+            "rkmeans_v32_native",
+            "rkmeans_v64_native",
+            "rkmeans_v64_zcr",
+        ];
+        let l = Layout::compute(
+            Rect::new(0, 0, 80, 24),
+            Pane::Groups,
+            Pane::Metrics,
+            &header(&alike, 1),
+        );
+        assert!(l.tabs_compact, "names cut to the same text are no tabs");
+        assert_eq!(shortened("rkmeans_v64_zcr", 8), "rkmeans…");
     }
 }
