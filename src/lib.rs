@@ -9,8 +9,10 @@ pub mod error;
 pub mod load;
 pub mod output;
 pub mod progress;
+pub mod random;
 pub mod report;
 pub mod sid;
 pub mod stats;
+pub mod tokenize;
 
 pub use error::{Error, Result};

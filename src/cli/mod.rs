@@ -6,6 +6,7 @@ mod groups;
 mod output;
 mod progress;
 mod stats;
+mod tokenize;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Build an RK-Means (residual k-means) SID index from item embeddings.
+    Tokenize(tokenize::Args),
 }
 
 /// Global options every subcommand sees.
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Tokenize(args)) => tokenize::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
