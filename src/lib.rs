@@ -9,6 +9,7 @@ pub mod error;
 pub mod load;
 pub mod output;
 pub mod progress;
+pub mod proxy_beams;
 pub mod random;
 pub mod report;
 pub mod sid;

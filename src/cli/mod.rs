@@ -2,6 +2,7 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod beams;
 mod groups;
 mod output;
 mod progress;
@@ -30,6 +31,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// SID lists per user from a co-occurrence proxy generator (a baseline, not a trained model).
+    Beams(beams::Args),
     /// Build an RK-Means (residual k-means) SID index from item embeddings.
     Tokenize(tokenize::Args),
 }
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Tokenize(args)) => tokenize::run(args, globals),
+        Some(Command::Beams(args)) => beams::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();

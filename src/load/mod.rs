@@ -3,10 +3,12 @@
 
 pub mod ids;
 pub mod index;
+pub mod interactions;
 pub mod items;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
+pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
 
 use std::path::Path;
