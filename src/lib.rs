@@ -14,6 +14,7 @@ pub mod random;
 pub mod report;
 pub mod sid;
 pub mod stats;
+pub mod synthetic;
 pub mod tokenize;
 
 pub use error::{Error, Result};

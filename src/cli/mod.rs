@@ -8,6 +8,7 @@ mod output;
 mod progress;
 mod stats;
 mod tokenize;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     Beams(beams::Args),
     /// Build an RK-Means (residual k-means) SID index from item embeddings.
     Tokenize(tokenize::Args),
+    /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
+    Synth(synth::Args),
 }
 
 /// Global options every subcommand sees.
@@ -61,6 +64,7 @@ pub fn main() -> ExitCode {
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Tokenize(args)) => tokenize::run(args, globals),
         Some(Command::Beams(args)) => beams::run(args, globals),
+        Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();

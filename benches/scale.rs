@@ -1,0 +1,217 @@
+//! Whole-process benchmarks of the `sidlens` binary on synthetic data (fixed seeds) at growing
+//! sizes: wall time (median of repeated runs) and peak memory per command.
+//!
+//! Run: `cargo bench --bench scale` (quick sizes) or `cargo bench --bench scale -- --full`
+//! (adds 10M items and 1M users; needs ~10 GB of disk and minutes). Results are printed as a
+//! Markdown table and written to `target/bench-results.md`. Datasets are cached in
+//! `target/bench-data/`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use sidlens::progress::NoProgress;
+use sidlens::synthetic::{self, SyntheticSpec};
+
+/// One measured command.
+struct Row {
+    scenario: String,
+    size: String,
+    median_s: f64,
+    min_s: f64,
+    peak_mb: f64,
+    target: String,
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--full");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let mut rows = Vec::new();
+
+    let mut item_sizes = vec![10_000, 47_593, 100_000, 1_000_000];
+    if full {
+        item_sizes.push(10_000_000);
+    }
+    for &n in &item_sizes {
+        let files = dataset(&root, n, 1_000, 184);
+        let index = files.index.to_str().unwrap().to_string();
+        let target = match n {
+            47_593 => "<= 0.100 s",
+            10_000_000 => "<= 10 s, <= 3 GB",
+            _ => "",
+        };
+        rows.push(measure(
+            "stats",
+            &format!("{n} items"),
+            target,
+            &["stats", "--index", &index, "--json"],
+        ));
+    }
+    for &n in &item_sizes {
+        let files = dataset(&root, n, 1_000, 184);
+        let args = zcr_args(&files);
+        let target = if n == 1_000_000 { "<= 2.3 s" } else { "" };
+        rows.push(measure(
+            "zcr (optimal + greedy)",
+            &format!("{n} items"),
+            target,
+            &args,
+        ));
+    }
+    for max_prefix in [8, 32, 128, 256] {
+        let files = dataset(&root, 100_000, 1_000, max_prefix);
+        let args = zcr_args(&files);
+        rows.push(measure(
+            "zcr (optimal + greedy)",
+            &format!("100000 items, largest prefix group {max_prefix}"),
+            "",
+            &args,
+        ));
+    }
+    let mut user_sizes = vec![20_000, 200_000];
+    if full {
+        user_sizes.push(1_000_000);
+    }
+    for &users in &user_sizes {
+        let files = dataset(&root, 1_000_000, users, 184);
+        let (index, beams) = (files.index.to_str().unwrap(), files.beams.to_str().unwrap());
+        let target = if users == 200_000 {
+            "<= 0.6 s, flat memory"
+        } else {
+            ""
+        };
+        rows.push(measure(
+            "eval (K = 1,5,10,20)",
+            &format!("1000000 items, {users} users x 20 beams"),
+            target,
+            &[
+                "eval",
+                "--index",
+                index,
+                "--beams",
+                beams,
+                "--k",
+                "1,5,10,20",
+                "--json",
+            ],
+        ));
+    }
+
+    let mut table = String::from(
+        "| command | data | median (s) | min (s) | peak memory (MB) | target |\n|:---|:---|---:|---:|---:|:---|\n",
+    );
+    for r in &rows {
+        let _ = writeln!(
+            table,
+            "| {} | {} | {:.3} | {:.3} | {:.0} | {} |",
+            r.scenario, r.size, r.median_s, r.min_s, r.peak_mb, r.target
+        );
+    }
+    println!("{table}");
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-results.md");
+    std::fs::write(&out, &table).expect("write bench results");
+    eprintln!("written to {}", out.display());
+}
+
+fn zcr_args(files: &synthetic::SyntheticFiles) -> Vec<String> {
+    vec![
+        "zcr".into(),
+        "--index".into(),
+        files.index.display().to_string(),
+        "--latents".into(),
+        files.latents.display().to_string(),
+        "--codebooks".into(),
+        files.codebooks.display().to_string(),
+        "--json".into(),
+    ]
+}
+
+/// The cached synthetic dataset of this size, generated on first use.
+fn dataset(
+    root: &Path,
+    n_items: usize,
+    n_users: usize,
+    max_prefix: usize,
+) -> synthetic::SyntheticFiles {
+    let spec = SyntheticSpec {
+        n_items,
+        n_users,
+        max_prefix_group: max_prefix,
+        ..SyntheticSpec::default()
+    };
+    let dir: PathBuf = root.join(format!(
+        "n{n_items}-u{n_users}-p{max_prefix}-s{}",
+        spec.seed
+    ));
+    let done = dir.join(".complete");
+    if !done.exists() {
+        eprintln!("generating {}", dir.display());
+        synthetic::write_dataset(&spec, &dir, &NoProgress).expect("generate synthetic data");
+        std::fs::write(&done, "").expect("mark dataset complete");
+    }
+    synthetic::SyntheticFiles {
+        index: dir.join("synthetic.index.json"),
+        beams: dir.join("synthetic.per_user.jsonl"),
+        latents: dir.join("latents.npy"),
+        codebooks: dir.join("codebooks.npy"),
+    }
+}
+
+/// Runs the binary with `args` several times (one warm-up), returning median and min wall time
+/// and the peak resident memory of the child processes.
+fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) -> Row {
+    let runs = 5;
+    let mut times = Vec::with_capacity(runs);
+    let mut peak_kb = 0i64;
+    for i in 0..=runs {
+        let start = Instant::now();
+        #[expect(
+            clippy::zombie_processes,
+            reason = "reaped by wait4, which also gives its rusage"
+        )]
+        let child = Command::new(env!("CARGO_BIN_EXE_sidlens"))
+            .args(args.iter().map(|a| a.as_ref()))
+            .arg("--quiet")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start sidlens");
+        let (status, max_rss_kb) = wait_with_rusage(child.id() as i32);
+        let elapsed = start.elapsed().as_secs_f64();
+        assert!(
+            status == 0,
+            "{scenario} {size}: sidlens exited with {status}"
+        );
+        peak_kb = peak_kb.max(max_rss_kb);
+        if i > 0 {
+            times.push(elapsed);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    eprintln!("{scenario} [{size}]: median {:.3} s", times[runs / 2]);
+    Row {
+        scenario: scenario.to_string(),
+        size: size.to_string(),
+        median_s: times[runs / 2],
+        min_s: times[0],
+        peak_mb: peak_kb as f64 / 1024.0,
+        target: target.to_string(),
+    }
+}
+
+/// Waits for `pid` and returns (exit status, its peak resident set in KiB).
+fn wait_with_rusage(pid: i32) -> (i32, i64) {
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is a child we spawned and have not waited for yet.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4 failed");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, usage.ru_maxrss)
+}
