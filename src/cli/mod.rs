@@ -7,8 +7,8 @@ mod groups;
 mod output;
 mod progress;
 mod stats;
-mod tokenize;
 mod synth;
+mod tokenize;
 
 use std::process::ExitCode;
 
