@@ -5,6 +5,7 @@
 //! binary are thin front ends over it, so every number the TUI shows is scriptable.
 
 pub mod collision;
+pub mod demo;
 pub mod error;
 pub mod load;
 pub mod output;
@@ -15,6 +16,7 @@ pub mod report;
 pub mod sid;
 pub mod stats;
 pub mod synthetic;
+pub mod text_embedding;
 pub mod tokenize;
 
 pub use error::{Error, Result};

@@ -3,6 +3,7 @@
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
 mod beams;
+mod demo;
 mod groups;
 mod output;
 mod progress;
@@ -34,6 +35,8 @@ enum Command {
     Groups(groups::Args),
     /// SID lists per user from a co-occurrence proxy generator (a baseline, not a trained model).
     Beams(beams::Args),
+    /// Generate the demo dataset (what `sidlens` opens with no arguments).
+    Demo(demo::Args),
     /// Build an RK-Means (residual k-means) SID index from item embeddings.
     Tokenize(tokenize::Args),
     /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
@@ -64,6 +67,7 @@ pub fn main() -> ExitCode {
         Some(Command::Groups(args)) => groups::run(args, globals),
         Some(Command::Tokenize(args)) => tokenize::run(args, globals),
         Some(Command::Beams(args)) => beams::run(args, globals),
+        Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         None => {
             use clap::CommandFactory;
