@@ -6,12 +6,14 @@
 
 pub mod collision;
 pub mod demo;
+pub mod diff;
 pub mod error;
 pub mod load;
 pub mod output;
 pub mod progress;
 pub mod proxy_beams;
 pub mod random;
+pub mod reassign;
 pub mod report;
 pub mod sid;
 pub mod stats;

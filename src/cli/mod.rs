@@ -4,12 +4,14 @@
 
 mod beams;
 mod demo;
+mod diff;
 mod groups;
 mod output;
 mod progress;
 mod stats;
 mod synth;
 mod tokenize;
+mod zcr;
 
 use std::process::ExitCode;
 
@@ -33,6 +35,10 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
+    Zcr(zcr::Args),
+    /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
+    Diff(diff::Args),
     /// SID lists per user from a co-occurrence proxy generator (a baseline, not a trained model).
     Beams(beams::Args),
     /// Generate the demo dataset (what `sidlens` opens with no arguments).
@@ -65,6 +71,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Zcr(args)) => zcr::run(args, globals),
+        Some(Command::Diff(args)) => diff::run(args, globals),
         Some(Command::Tokenize(args)) => tokenize::run(args, globals),
         Some(Command::Beams(args)) => beams::run(args, globals),
         Some(Command::Demo(args)) => demo::run(args, globals),

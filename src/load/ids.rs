@@ -10,6 +10,7 @@ pub struct ItemIds {
     text: String,
     ends: Vec<usize>,
     lookup: IdLookup,
+    non_integer_ids: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +108,9 @@ impl ItemIds {
                 map.insert(Box::from(id), position as u32);
             }
         }
+        if canonical_integer(id).is_none() {
+            self.non_integer_ids += 1;
+        }
         self.text.push_str(id);
         self.ends.push(self.text.len());
         Ok(position)
@@ -124,14 +128,14 @@ impl ItemIds {
         }
     }
 
-    /// Whether every id is a small canonical integer (dense ids such as `0..N`): then vector
-    /// files are addressed by id, as the CollisionGenRec layout does.
+    /// Whether every id is a canonical integer: then per-item vector files are addressed by
+    /// id (`row i = item id i`), as the CollisionGenRec layout does.
     pub fn rows_are_ids(&self) -> bool {
-        matches!(self.lookup, IdLookup::Dense(_))
+        self.non_integer_ids == 0
     }
 
     /// The row of the item at `position` in per-item vector files (latents, embeddings):
-    /// the id itself when ids are dense integers (`row i = item id i`), else the file position.
+    /// the id itself when every id is an integer, else the file position.
     pub fn vector_row(&self, position: usize) -> usize {
         if self.rows_are_ids() {
             canonical_integer(self.get(position)).map_or(position, |v| v as usize)
@@ -191,7 +195,8 @@ mod tests {
         let mut ids = ItemIds::new();
         ids.push("0").unwrap();
         ids.push("4000000000").unwrap();
-        assert!(!ids.rows_are_ids());
+        assert!(ids.rows_are_ids());
+        assert_eq!(ids.vector_row(1), 4_000_000_000);
         assert_eq!(ids.position("4000000000"), Some(1));
     }
 }

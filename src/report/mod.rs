@@ -6,6 +6,7 @@ pub mod csv;
 pub mod groups;
 pub mod latex;
 pub mod markdown;
+pub mod reassign;
 pub mod stats;
 pub mod text;
 

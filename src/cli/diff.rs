@@ -1,0 +1,93 @@
+//! `sidlens diff`: how a second index of the same items differs from a first one, and
+//! whether it is a valid zero-collision reassignment of it.
+
+use std::path::PathBuf;
+
+use sidlens::diff::{IndexDiff, diff};
+use sidlens::load::SidIndex;
+use sidlens::report::{Align, Table, percent, text};
+use sidlens::sid;
+
+use super::Globals;
+use super::output::{print_json, print_text};
+
+/// Arguments of `sidlens diff`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The first index (e.g. the native one).
+    #[arg(value_name = "BASE")]
+    base: PathBuf,
+    /// The second index, of the same items (e.g. after ZCR).
+    #[arg(value_name = "OTHER")]
+    other: PathBuf,
+    /// How many changed items the table lists (JSON lists all).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    show: usize,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `sidlens diff`.
+pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
+    let base = SidIndex::load(&args.base, None)?;
+    let other = SidIndex::load(&args.other, None)?;
+    let d = diff(&base, &other)?;
+    if args.json {
+        return print_json(&d);
+    }
+    let mut out = format!("{} -> {}\n", args.base.display(), args.other.display());
+    out.push_str(&text::render(&summary_table(&d)));
+    if !d.changes.is_empty() {
+        out.push('\n');
+        out.push_str(&text::render(&changes_table(&d, args.show)));
+        if d.changes.len() > args.show {
+            out.push_str(&format!(
+                "... and {} more (--show N, or --json for all)\n",
+                d.changes.len() - args.show
+            ));
+        }
+    }
+    print_text(&out)
+}
+
+fn summary_table(d: &IndexDiff) -> Table {
+    let mut t = Table::new(&[("", Align::Left), ("value", Align::Right)]);
+    let mut row = |k: &str, v: String| t.push(vec![k.to_string(), v]);
+    row("items", d.n_items.to_string());
+    row("prefix changed", d.prefix_changed.to_string());
+    row("last code changed", d.last_changed.to_string());
+    row("collision rate before", percent(d.collision_rate_before));
+    row("collision rate after", percent(d.collision_rate_after));
+    row(
+        "fewest changes for zero collisions",
+        d.min_changes.to_string(),
+    );
+    if d.base_over_capacity > 0 {
+        row(
+            "base prefix groups larger than V",
+            d.base_over_capacity.to_string(),
+        );
+    }
+    row(
+        "valid zero-collision reassignment",
+        if d.valid_zcr { "yes" } else { "no" }.to_string(),
+    );
+    t
+}
+
+fn changes_table(d: &IndexDiff, show: usize) -> Table {
+    let mut t = Table::new(&[
+        ("item", Align::Right),
+        ("from", Align::Left),
+        ("to", Align::Left),
+    ]);
+    for c in d.changes.iter().take(show) {
+        t.push(vec![
+            c.item.clone(),
+            sid::format_sid(&c.from),
+            sid::format_sid(&c.to),
+        ]);
+    }
+    t
+}

@@ -1,0 +1,189 @@
+//! `sidlens zcr`: zero-collision reassignment (optimal ZCR next to the greedy baseline), its
+//! totals and per-group table, and optionally the reassigned index with a provenance sidecar.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Serialize;
+use sidlens::collision::Collisions;
+use sidlens::load::{Codebooks, Latents, SidIndex};
+use sidlens::output::{ensure_not_input, write_atomically};
+use sidlens::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
+use sidlens::reassign::{self, CostModel, Mode, Summary};
+use sidlens::report::reassign::{self as rows, ReassignRow, SkippedRow};
+use sidlens::report::text;
+use sidlens::stats::IndexStats;
+
+use super::Globals;
+use super::output::{print_json, print_text};
+use super::progress::Bar;
+
+/// Arguments of `sidlens zcr`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The SID index to make collision-free.
+    #[arg(long, value_name = "FILE")]
+    index: PathBuf,
+    /// Per-item latents or embeddings (.npy, N×d, row i = item id i), float32 or float64.
+    #[arg(long, value_name = "FILE")]
+    latents: Option<PathBuf>,
+    /// The tokenizer's codebooks (.npy, L×V×d). Without them they are estimated from the
+    /// latents (each codeword = mean residual of its items).
+    #[arg(long, value_name = "FILE", requires = "latents")]
+    codebooks: Option<PathBuf>,
+    /// Codebook size V (default: from the codebooks, else the largest code + 1).
+    #[arg(long, value_name = "V")]
+    codebook_size: Option<usize>,
+    /// Write the reassigned index here (same format as the input), plus `<FILE>.zcr.json`.
+    #[arg(long, value_name = "FILE", requires = "latents")]
+    out: Option<PathBuf>,
+    /// Which assignment --out writes.
+    #[arg(long, value_enum, default_value_t = ModeArg::Optimal)]
+    mode: ModeArg,
+    /// Also list every prefix group: who keeps which code, ΔD per item.
+    #[arg(long)]
+    groups: bool,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `--mode` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ModeArg {
+    /// ZCR: fewest changes, then least total ΔD.
+    Optimal,
+    /// The greedy MQL4GRec baseline.
+    Greedy,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Optimal => Mode::Optimal,
+            ModeArg::Greedy => Mode::Greedy,
+        }
+    }
+}
+
+/// What `--json` prints: the contract totals, the skipped groups, and optional extras.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    skipped_groups: Vec<SkippedRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<Vec<ReassignRow>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written: Option<Written>,
+}
+
+/// The files `--out` wrote.
+#[derive(Serialize)]
+struct Written {
+    index: String,
+    sidecar: String,
+    mode: Mode,
+}
+
+/// Runs `sidlens zcr`.
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let inputs: Vec<&Path> = [
+        Some(&args.index),
+        args.latents.as_ref(),
+        args.codebooks.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(PathBuf::as_path)
+    .collect();
+    if let Some(out) = &args.out {
+        ensure_not_input(out, &inputs)?;
+        ensure_not_input(&sidecar_path(out), &inputs)?;
+    }
+    let bar = Bar::new(globals.quiet);
+    let cost = match &args.latents {
+        None => None,
+        Some(path) => {
+            let latents = Latents::load(path)?;
+            Some(match &args.codebooks {
+                Some(cb) => CostModel::from_codebooks(&index, latents, &Codebooks::load(cb)?)?,
+                None => CostModel::estimate(&index, latents, &bar)?,
+            })
+        }
+    };
+    let collisions = Collisions::new(&index);
+    let plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
+    drop(bar);
+    let mode = Mode::from(args.mode);
+    let written = match &args.out {
+        Some(out) => Some(write_outputs(&args, &index, &collisions, &plan, mode, out)?),
+        None => None,
+    };
+    let skipped = rows::skipped_rows(&index, &plan);
+    let groups = args.groups.then(|| rows::group_rows(&index, &plan, None));
+    if args.json {
+        return print_json(&Output {
+            summary: &plan.summary,
+            skipped_groups: skipped,
+            groups,
+            written,
+        });
+    }
+    let mut out = format!("{}\n", args.index.display());
+    out.push_str(&text::render(&rows::overview_table(&plan.summary)));
+    out.push('\n');
+    out.push_str(&text::render(&rows::summary_table(&plan.summary)));
+    if !skipped.is_empty() {
+        out.push_str("\nleft unchanged:\n");
+        out.push_str(&text::render(&rows::skipped_table(&skipped)));
+    }
+    if let Some(groups) = &groups {
+        out.push('\n');
+        out.push_str(&text::render(&rows::groups_table(groups)));
+    }
+    print_text(&out)?;
+    if let Some(w) = &written {
+        eprintln!("wrote {} and {}", w.index, w.sidecar);
+    }
+    Ok(())
+}
+
+/// Writes the reassigned index and its sidecar, both atomically.
+fn write_outputs(
+    args: &Args,
+    index: &SidIndex,
+    collisions: &Collisions,
+    plan: &reassign::Plan,
+    mode: Mode,
+    out: &Path,
+) -> anyhow::Result<Written> {
+    let reassigned = plan.apply(index, mode, out)?;
+    let latents = args.latents.as_deref().context("--out needs --latents")?;
+    let provenance = Provenance {
+        tool: "sidlens",
+        version: env!("CARGO_PKG_VERSION"),
+        mode,
+        output: out.display().to_string(),
+        inputs: Inputs {
+            index: FileInfo::of(&args.index)?,
+            latents: FileInfo::of(latents)?,
+            codebooks: args.codebooks.as_deref().map(FileInfo::of).transpose()?,
+        },
+        totals: plan.summary.clone(),
+        stats_before: IndexStats::compute(index, collisions),
+        stats_after: IndexStats::compute(&reassigned, &Collisions::new(&reassigned)),
+    };
+    reassigned.save(out)?;
+    let sidecar = sidecar_path(out);
+    write_atomically(&sidecar, |w| {
+        serde_json::to_writer_pretty(&mut *w, &provenance)?;
+        w.write_all(b"\n")
+    })?;
+    Ok(Written {
+        index: out.display().to_string(),
+        sidecar: sidecar.display().to_string(),
+        mode,
+    })
+}

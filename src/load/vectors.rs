@@ -1,0 +1,620 @@
+//! Vector inputs for reassignment costs, read from numpy `.npy` files: per-item latents or
+//! embeddings (N×d) and residual codebooks (L×V×d), float32 or float64, C or Fortran order.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use ndarray::{Array2, Array3, ArrayBase, Data, Dimension};
+use ndarray_npy::{ReadNpyError, ReadNpyExt};
+
+use crate::error::{Error, Place, Result};
+use crate::load::SidIndex;
+use crate::sid;
+
+/// Per-item vectors (row i belongs to the item whose [`crate::load::ItemIds::vector_row`] is
+/// i). float32 files stay float32 in memory (half the footprint); rows convert on demand.
+#[derive(Debug, Clone)]
+pub struct Latents {
+    path: PathBuf,
+    rows: FloatRows,
+}
+
+#[derive(Debug, Clone)]
+enum FloatRows {
+    F32(Array2<f32>),
+    F64(Array2<f64>),
+}
+
+impl Latents {
+    /// Reads an N×d float32 or float64 `.npy` file and checks every value is finite.
+    pub fn load(path: &Path) -> Result<Self> {
+        let header = NpyHeader::read(path)?;
+        let rows = match header.float_kind(2)? {
+            FloatKind::F32 => FloatRows::F32(standard(read_array::<f32, _>(path)?)),
+            FloatKind::F64 => FloatRows::F64(standard(read_array::<f64, _>(path)?)),
+        };
+        let latents = Latents {
+            path: path.to_path_buf(),
+            rows,
+        };
+        if latents.n_rows() == 0 || latents.dim() == 0 {
+            return Err(Error::data(
+                path,
+                Place::File,
+                format!(
+                    "the array has shape ({}, {}); latents need at least one row and one column",
+                    latents.n_rows(),
+                    latents.dim()
+                ),
+            ));
+        }
+        match &latents.rows {
+            FloatRows::F32(a) => check_finite_rows(path, a)?,
+            FloatRows::F64(a) => check_finite_rows(path, a)?,
+        }
+        Ok(latents)
+    }
+
+    /// Latents held in memory (tests, synthetic data); `path` names them in messages.
+    pub fn from_f64(path: &Path, rows: Array2<f64>) -> Result<Self> {
+        check_finite_rows(path, &rows)?;
+        Ok(Latents {
+            path: path.to_path_buf(),
+            rows: FloatRows::F64(standard(rows)),
+        })
+    }
+
+    /// Float32 latents held in memory, kept as float32.
+    pub fn from_f32(path: &Path, rows: Array2<f32>) -> Result<Self> {
+        check_finite_rows(path, &rows)?;
+        Ok(Latents {
+            path: path.to_path_buf(),
+            rows: FloatRows::F32(standard(rows)),
+        })
+    }
+
+    /// The file the vectors came from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of rows N.
+    pub fn n_rows(&self) -> usize {
+        match &self.rows {
+            FloatRows::F32(a) => a.nrows(),
+            FloatRows::F64(a) => a.nrows(),
+        }
+    }
+
+    /// Vector dimension d.
+    pub fn dim(&self) -> usize {
+        match &self.rows {
+            FloatRows::F32(a) => a.ncols(),
+            FloatRows::F64(a) => a.ncols(),
+        }
+    }
+
+    /// The element type of the file, `float32` or `float64`.
+    pub fn dtype(&self) -> &'static str {
+        match &self.rows {
+            FloatRows::F32(_) => "float32",
+            FloatRows::F64(_) => "float64",
+        }
+    }
+
+    /// Copies row `row` into `out` (length d) as float64.
+    pub fn row_into(&self, row: usize, out: &mut [f64]) {
+        match &self.rows {
+            FloatRows::F32(a) => {
+                let src = a.row(row);
+                let src = src.as_slice().expect("rows are kept in standard layout");
+                for (o, &v) in out.iter_mut().zip(src) {
+                    *o = f64::from(v);
+                }
+            }
+            FloatRows::F64(a) => {
+                let src = a.row(row);
+                out.copy_from_slice(src.as_slice().expect("rows are kept in standard layout"));
+            }
+        }
+    }
+
+    /// Checks the rows cover every item of `index` (row = [`crate::load::ItemIds::vector_row`]);
+    /// the message names both files and both numbers.
+    pub fn check_covers(&self, index: &SidIndex) -> Result<()> {
+        let ids = index.ids();
+        let needed = (0..index.n_items())
+            .map(|p| (ids.vector_row(p), p))
+            .max_by_key(|&(row, _)| row);
+        if let Some((row, position)) = needed
+            && row >= self.n_rows()
+        {
+            let how = if ids.rows_are_ids() {
+                "row i is item id i"
+            } else {
+                "rows follow the index's item order"
+            };
+            return Err(Error::Invalid(format!(
+                "{} has {} rows, but {} needs row {row} for item \"{}\" ({how})",
+                self.path.display(),
+                self.n_rows(),
+                index.path().display(),
+                index.id(position)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Residual-quantisation codebooks, `L × V × d`: `codeword(level, code)` is the vector that
+/// level's code adds to the reconstruction. Held as float64 (they are small).
+#[derive(Debug, Clone)]
+pub struct Codebooks {
+    path: PathBuf,
+    n_levels: usize,
+    codebook_size: usize,
+    dim: usize,
+    values: Vec<f64>,
+    dtype: &'static str,
+}
+
+impl Codebooks {
+    /// Reads an L×V×d float32 or float64 `.npy` file and checks every value is finite.
+    pub fn load(path: &Path) -> Result<Self> {
+        let header = NpyHeader::read(path)?;
+        let (array, dtype) = match header.float_kind(3)? {
+            FloatKind::F32 => (read_array::<f32, _>(path)?.mapv(f64::from), "float32"),
+            FloatKind::F64 => (read_array::<f64, _>(path)?, "float64"),
+        };
+        let mut codebooks = Self::from_array(path, array)?;
+        codebooks.dtype = dtype;
+        Ok(codebooks)
+    }
+
+    /// Codebooks held in memory (tests, synthetic data); `path` names them in messages.
+    pub fn from_array(path: &Path, array: Array3<f64>) -> Result<Self> {
+        let (n_levels, codebook_size, dim) = array.dim();
+        if n_levels == 0 || codebook_size == 0 || dim == 0 {
+            return Err(Error::data(
+                path,
+                Place::File,
+                format!(
+                    "the array has shape ({n_levels}, {codebook_size}, {dim}); codebooks need L × V × d with none of them 0"
+                ),
+            ));
+        }
+        if n_levels > sid::MAX_LEVELS || codebook_size > sid::MAX_CODEBOOK_SIZE {
+            return Err(Error::data(
+                path,
+                Place::File,
+                format!(
+                    "the array has shape ({n_levels}, {codebook_size}, {dim}); at most {} levels of {} codes are supported",
+                    sid::MAX_LEVELS,
+                    sid::MAX_CODEBOOK_SIZE
+                ),
+            ));
+        }
+        let values: Vec<f64> = standard(array).into_raw_vec_and_offset().0;
+        if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
+            let per_level = codebook_size * dim;
+            return Err(Error::data(
+                path,
+                Place::Field(format!(
+                    "level {}, code {}, component {}",
+                    sid::level_letter(bad / per_level),
+                    bad % per_level / dim,
+                    bad % dim
+                )),
+                format!("{} is not a finite number", values[bad]),
+            ));
+        }
+        Ok(Codebooks {
+            path: path.to_path_buf(),
+            n_levels,
+            codebook_size,
+            dim,
+            values,
+            dtype: "float64",
+        })
+    }
+
+    /// The file the codebooks came from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of levels L.
+    pub fn n_levels(&self) -> usize {
+        self.n_levels
+    }
+
+    /// Codes per level V.
+    pub fn codebook_size(&self) -> usize {
+        self.codebook_size
+    }
+
+    /// Vector dimension d.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The element type of the file, `float32` or `float64`.
+    pub fn dtype(&self) -> &'static str {
+        self.dtype
+    }
+
+    /// The codeword of `code` at `level` (length d).
+    pub fn codeword(&self, level: usize, code: usize) -> &[f64] {
+        let start = (level * self.codebook_size + code) * self.dim;
+        &self.values[start..start + self.dim]
+    }
+
+    /// Checks the codebooks fit `index` and `latents`: same L, every code below V, same d.
+    /// Messages name both files and both numbers.
+    pub fn check_fit(&self, index: &SidIndex, latents: &Latents) -> Result<()> {
+        let (cb, ix) = (self.path.display(), index.path().display());
+        if self.n_levels != index.n_levels() {
+            return Err(Error::Invalid(format!(
+                "{cb} has {} levels, but {ix} has {} codes per item",
+                self.n_levels,
+                index.n_levels()
+            )));
+        }
+        let max_code = index.all_codes().iter().copied().max().unwrap_or(0) as usize;
+        if max_code >= self.codebook_size {
+            let at = index
+                .all_codes()
+                .iter()
+                .position(|&c| c as usize == max_code)
+                .unwrap_or(0);
+            return Err(Error::Invalid(format!(
+                "{cb} has {} codes per level, but {ix} uses code {max_code} (item \"{}\")",
+                self.codebook_size,
+                index.id(at / index.n_levels())
+            )));
+        }
+        if index.codebook_size_given() && index.codebook_size() != self.codebook_size {
+            return Err(Error::Invalid(format!(
+                "--codebook-size is {}, but {cb} has {} codes per level",
+                index.codebook_size(),
+                self.codebook_size
+            )));
+        }
+        if self.dim != latents.dim() {
+            return Err(Error::Invalid(format!(
+                "{cb} has {}-dimensional codewords, but {} has {}-dimensional rows",
+                self.dim,
+                latents.path().display(),
+                latents.dim()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The numeric element types sidlens reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FloatKind {
+    F32,
+    F64,
+}
+
+/// The parts of an `.npy` header that decide how to read it, kept for clear messages.
+#[derive(Debug, Clone, PartialEq)]
+struct NpyHeader {
+    descr: String,
+    shape: Vec<usize>,
+}
+
+impl NpyHeader {
+    fn read(path: &Path) -> Result<Self> {
+        if path.is_dir() {
+            return Err(Error::data(path, Place::File, "is a directory, not a file"));
+        }
+        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut prefix = [0u8; 12];
+        let got = read_up_to(&mut file, &mut prefix).map_err(|e| Error::io(path, e))?;
+        let not_npy = || {
+            Error::data(
+                path,
+                Place::File,
+                "is not a numpy .npy file (save arrays with numpy.save)",
+            )
+        };
+        if got < 10 || &prefix[..6] != b"\x93NUMPY" {
+            return Err(not_npy());
+        }
+        let (header_len, start) = match prefix[6] {
+            1 => (u16::from_le_bytes([prefix[8], prefix[9]]) as usize, 10),
+            2 | 3 if got == 12 => (
+                u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]) as usize,
+                12,
+            ),
+            _ => return Err(not_npy()),
+        };
+        if header_len > 1 << 20 {
+            return Err(not_npy());
+        }
+        let mut text = vec![0u8; header_len];
+        file.seek(SeekFrom::Start(start as u64))
+            .and_then(|_| file.read_exact(&mut text))
+            .map_err(|_| Error::data(path, Place::File, "the .npy header is truncated"))?;
+        let text = String::from_utf8_lossy(&text);
+        let header = Self::parse(&text).ok_or_else(|| {
+            Error::data(
+                path,
+                Place::File,
+                format!("cannot read the .npy header {:?}", text.trim()),
+            )
+        })?;
+        let size = header
+            .shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d));
+        if size.is_none() {
+            return Err(Error::data(
+                path,
+                Place::File,
+                "the array shape is impossibly large",
+            ));
+        }
+        Ok(header)
+    }
+
+    /// Parses the header dictionary, e.g. `{'descr': '<f4', 'fortran_order': False, 'shape': (4344, 384), }`.
+    fn parse(text: &str) -> Option<Self> {
+        let value_after = |key: &str| -> Option<&str> {
+            let at = text.find(&format!("'{key}'"))? + key.len() + 2;
+            Some(text[at..].trim_start().strip_prefix(':')?.trim_start())
+        };
+        let descr = value_after("descr")?;
+        let quote = descr.chars().next()?;
+        let descr = if quote == '\'' || quote == '"' {
+            let rest = &descr[1..];
+            rest[..rest.find(quote)?].to_string()
+        } else {
+            descr[..descr
+                .find(", 'fortran_order'")
+                .or_else(|| descr.find(", 'shape'"))?]
+                .to_string()
+        };
+        value_after("fortran_order")?;
+        let shape_text = value_after("shape")?.strip_prefix('(')?;
+        let shape_text = &shape_text[..shape_text.find(')')?];
+        let shape = shape_text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| s.trim_end_matches('L').parse().ok())
+            .collect::<Option<Vec<usize>>>()?;
+        Some(NpyHeader { descr, shape })
+    }
+
+    /// The float type of an array that must have `ndim` dimensions, or a message saying
+    /// what the file holds instead.
+    fn float_kind(&self, ndim: usize) -> Result<FloatKind, Error> {
+        let kind = match self.descr.as_str() {
+            "<f4" | ">f4" => Some(FloatKind::F32),
+            "<f8" | ">f8" => Some(FloatKind::F64),
+            _ => None,
+        };
+        match kind {
+            Some(k) if self.shape.len() == ndim => Ok(k),
+            _ => Err(Error::Invalid(format!(
+                "expected a {ndim}-D float32 or float64 array, found {} with shape {}",
+                self.descr,
+                self.shape_text()
+            ))),
+        }
+    }
+
+    /// The shape as Python prints it: `(3,)`, `(4344, 384)`.
+    fn shape_text(&self) -> String {
+        match self.shape.as_slice() {
+            [one] => format!("({one},)"),
+            dims => format!(
+                "({})",
+                dims.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// Reads the whole array with ndarray-npy, turning its errors into messages a user understands.
+fn read_array<A, D>(path: &Path) -> Result<ndarray::Array<A, D>>
+where
+    A: ndarray_npy::ReadableElement,
+    D: Dimension,
+{
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    ndarray::Array::<A, D>::read_npy(BufReader::with_capacity(1 << 20, file)).map_err(|e| {
+        let message = match e {
+            ReadNpyError::Io(io) => return Error::io(path, io),
+            ReadNpyError::MissingData => {
+                "the file ends before all the values its header announces (truncated?)".to_string()
+            }
+            ReadNpyError::ExtraBytes(n) => {
+                format!("{n} unexpected bytes after the values the header announces")
+            }
+            ReadNpyError::LengthOverflow => "the array shape is impossibly large".to_string(),
+            other => format!("cannot read the .npy file ({other})"),
+        };
+        Error::data(path, Place::File, message)
+    })
+}
+
+/// The array in C (row-major) order, copying a Fortran-order one once.
+fn standard<A: Clone, D: Dimension>(array: ndarray::Array<A, D>) -> ndarray::Array<A, D> {
+    if array.is_standard_layout() {
+        array
+    } else {
+        array.as_standard_layout().into_owned()
+    }
+}
+
+/// Rejects NaN and infinite values, naming the first bad row and column.
+fn check_finite_rows<S, A>(path: &Path, rows: &ArrayBase<S, ndarray::Ix2>) -> Result<()>
+where
+    S: Data<Elem = A>,
+    A: Copy + Into<f64>,
+{
+    for (r, row) in rows.outer_iter().enumerate() {
+        if let Some((c, &v)) = row
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(**v).into().is_finite())
+        {
+            return Err(Error::data(
+                path,
+                Place::Field(format!("row {r}, column {c}")),
+                format!("{} is not a finite number", v.into()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array1, array};
+    use ndarray_npy::write_npy;
+
+    fn index(text: &str, path: &Path) -> SidIndex {
+        SidIndex::parse(text.as_bytes(), path, None).unwrap()
+    }
+
+    #[test]
+    fn reads_f32_and_f64_in_c_and_fortran_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let a32 = array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        let p = dir.path().join("a.npy");
+        write_npy(&p, &a32).unwrap();
+        let l = Latents::load(&p).unwrap();
+        assert_eq!((l.n_rows(), l.dim(), l.dtype()), (2, 3, "float32"));
+        let mut row = [0.0; 3];
+        l.row_into(1, &mut row);
+        assert_eq!(row, [4.0, 5.0, 6.0]);
+        let fortran = a32
+            .mapv(f64::from)
+            .reversed_axes()
+            .as_standard_layout()
+            .to_owned();
+        let fortran = fortran.reversed_axes();
+        assert!(!fortran.is_standard_layout());
+        write_npy(&p, &fortran).unwrap();
+        let l = Latents::load(&p).unwrap();
+        assert_eq!(l.dtype(), "float64");
+        l.row_into(0, &mut row);
+        assert_eq!(row, [1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn wrong_dtype_or_ndim_says_what_was_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("i.npy");
+        write_npy(&p, &Array1::<i64>::from(vec![1, 2, 3])).unwrap();
+        let err = Latents::load(&p).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "expected a 2-D float32 or float64 array, found <i8 with shape (3,)"
+        );
+        write_npy(&p, &array![[1.0f32]]).unwrap();
+        let err = Codebooks::load(&p).unwrap_err().to_string();
+        assert!(
+            err.contains("expected a 3-D float32 or float64 array, found <f4 with shape (1, 1)")
+        );
+        std::fs::write(&p, b"not numpy").unwrap();
+        assert!(
+            Latents::load(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("is not a numpy .npy file")
+        );
+    }
+
+    #[test]
+    fn truncated_and_non_finite_files_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.npy");
+        write_npy(&p, &array![[1.0f64, 2.0], [3.0, 4.0]]).unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() - 3]).unwrap();
+        let err = Latents::load(&p).unwrap_err().to_string();
+        assert!(
+            err.contains("t.npy: the file ends before all the values"),
+            "{err}"
+        );
+        write_npy(&p, &array![[1.0f32, 2.0], [3.0, f32::NAN]]).unwrap();
+        let err = Latents::load(&p).unwrap_err().to_string();
+        assert!(
+            err.ends_with("t.npy: row 1, column 1: NaN is not a finite number"),
+            "{err}"
+        );
+        let mut cb = Array3::<f64>::zeros((2, 3, 2));
+        cb[[1, 2, 0]] = f64::INFINITY;
+        let err = Codebooks::from_array(&p, cb).unwrap_err().to_string();
+        assert!(
+            err.contains("level b, code 2, component 0: inf is not a finite"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn shapes_must_fit_the_index() {
+        let ipath = Path::new("idx.json");
+        let idx = index(r#"{"0": [1, 2], "3": [1, 2]}"#, ipath);
+        let lat = Latents::from_f64(Path::new("lat.npy"), Array2::zeros((3, 4))).unwrap();
+        assert_eq!(
+            lat.check_covers(&idx).unwrap_err().to_string(),
+            "lat.npy has 3 rows, but idx.json needs row 3 for item \"3\" (row i is item id i)"
+        );
+        let lat = Latents::from_f64(Path::new("lat.npy"), Array2::zeros((4, 4))).unwrap();
+        lat.check_covers(&idx).unwrap();
+        let cb = Codebooks::from_array(Path::new("cb.npy"), Array3::zeros((3, 4, 4))).unwrap();
+        assert_eq!(
+            cb.check_fit(&idx, &lat).unwrap_err().to_string(),
+            "cb.npy has 3 levels, but idx.json has 2 codes per item"
+        );
+        let cb = Codebooks::from_array(Path::new("cb.npy"), Array3::zeros((2, 2, 4))).unwrap();
+        assert_eq!(
+            cb.check_fit(&idx, &lat).unwrap_err().to_string(),
+            "cb.npy has 2 codes per level, but idx.json uses code 2 (item \"0\")"
+        );
+        let cb = Codebooks::from_array(Path::new("cb.npy"), Array3::zeros((2, 4, 5))).unwrap();
+        assert_eq!(
+            cb.check_fit(&idx, &lat).unwrap_err().to_string(),
+            "cb.npy has 5-dimensional codewords, but lat.npy has 4-dimensional rows"
+        );
+        let cb = Codebooks::from_array(Path::new("cb.npy"), Array3::zeros((2, 4, 4))).unwrap();
+        cb.check_fit(&idx, &lat).unwrap();
+    }
+
+    #[test]
+    fn header_parsing() {
+        let h = NpyHeader::parse("{'descr': '<f4', 'fortran_order': True, 'shape': (4344, 384), }")
+            .unwrap();
+        assert_eq!(h.descr, "<f4");
+        assert_eq!(h.shape, vec![4344, 384]);
+        assert_eq!(h.shape_text(), "(4344, 384)");
+        let h =
+            NpyHeader::parse("{'descr': '|u1', 'fortran_order': False, 'shape': (), }").unwrap();
+        assert_eq!(h.shape_text(), "()");
+        assert!(NpyHeader::parse("{'descr': '<f4'}").is_none());
+    }
+}

@@ -1,0 +1,638 @@
+//! Zero-collision reassignment: give the items of every prefix group distinct last codes,
+//! optimally (ZCR, `zcr.rs`) and with the greedy MQL4GRec baseline (`greedy.rs`), pricing
+//! moves with `cost.rs`. Prefix groups are independent and planned in parallel.
+
+pub mod cost;
+mod greedy;
+pub mod provenance;
+mod zcr;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+pub use cost::CostModel;
+
+use crate::collision::{Collisions, PrefixGroup};
+use crate::error::{Error, Result};
+use crate::load::SidIndex;
+use crate::load::ids::canonical_integer;
+use crate::progress::Progress;
+use crate::sid::Code;
+
+/// Which assignment to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// ZCR: fewest changes, then least total ΔD.
+    Optimal,
+    /// The greedy MQL4GRec baseline.
+    Greedy,
+}
+
+/// The fewest last-code changes that remove the collisions of prefix group `p`: its size
+/// minus its number of distinct last codes (every distinct code keeps one holder).
+pub fn min_changes(collisions: &Collisions, p: PrefixGroup) -> usize {
+    (collisions.prefix_size(p) - (p.end_group - p.first_group)) as usize
+}
+
+/// The reassignment of every prefix group that has a collision, with totals.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Groups that can be made collision-free, in prefix (SID) order.
+    pub groups: Vec<GroupPlan>,
+    /// Groups left unchanged, and why, in prefix order.
+    pub skipped: Vec<SkippedGroup>,
+    /// Totals; its fields are the `sidlens zcr --json` contract.
+    pub summary: Summary,
+}
+
+/// One prefix group with a collision and its new last codes.
+#[derive(Debug, Clone)]
+pub struct GroupPlan {
+    /// The shared first L−1 codes.
+    pub prefix: Vec<Code>,
+    /// Item positions, in item id order.
+    pub items: Vec<u32>,
+    /// Each item's native last code.
+    pub native: Vec<Code>,
+    /// The fewest changes that make the group collision-free.
+    pub min_changes: usize,
+    /// ZCR's assignment (needs vectors).
+    pub optimal: Option<Assignment>,
+    /// The greedy baseline's assignment (needs vectors).
+    pub greedy: Option<Assignment>,
+}
+
+impl GroupPlan {
+    /// The assignment of `mode`, when vectors were given.
+    pub fn assignment(&self, mode: Mode) -> Option<&Assignment> {
+        match mode {
+            Mode::Optimal => self.optimal.as_ref(),
+            Mode::Greedy => self.greedy.as_ref(),
+        }
+    }
+}
+
+/// New last codes for the items of one group, aligned with [`GroupPlan::items`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// New last code per item (the native one for items that keep it).
+    pub codes: Vec<Code>,
+    /// `ΔD = D[i,new] − D[i,native]` per item (0 for items that keep their code).
+    pub delta: Vec<f64>,
+    /// Items whose code changes.
+    pub n_reassigned: usize,
+    /// Sum of `delta`.
+    pub total_delta: f64,
+}
+
+/// A prefix group with a collision that is left unchanged.
+#[derive(Debug, Clone)]
+pub struct SkippedGroup {
+    /// The shared first L−1 codes.
+    pub prefix: Vec<Code>,
+    /// Item positions, in item id order.
+    pub items: Vec<u32>,
+    /// Distinct last codes among them.
+    pub n_distinct_native: usize,
+    /// Why it cannot be resolved.
+    pub reason: SkipReason,
+}
+
+/// Why a group cannot be made collision-free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// More items than codes in the last codebook.
+    OverCapacity {
+        /// Codebook size V.
+        capacity: usize,
+    },
+    /// Fewer free codes with a codeword than items that must move (estimated codebooks).
+    TooFewCodes {
+        /// Items that must move.
+        needed: usize,
+        /// Free codes that have a codeword.
+        available: usize,
+    },
+}
+
+impl SkipReason {
+    /// The reason in words, for a group of `size` items.
+    pub fn describe(&self, size: usize) -> String {
+        match *self {
+            SkipReason::OverCapacity { capacity } => {
+                format!("{size} items > V = {capacity} codes")
+            }
+            SkipReason::TooFewCodes { needed, available } => {
+                format!("{needed} items must move but only {available} free codes have a codeword")
+            }
+        }
+    }
+}
+
+/// Totals of one mode.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModeTotals {
+    /// Items given a new last code.
+    pub n_reassigned: usize,
+    /// Total ΔD (null without vectors).
+    pub total_delta: Option<f64>,
+}
+
+/// Overall totals. Field names are the `sidlens zcr --json` contract.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Prefix groups with a collision that are resolved.
+    pub n_groups_resolved: usize,
+    /// ZCR totals.
+    pub optimal: ModeTotals,
+    /// Greedy totals.
+    pub greedy: ModeTotals,
+    /// `(greedy − optimal) / greedy · 100` of the total ΔD (null when undefined).
+    pub reduction_pct: Option<f64>,
+    /// Groups larger than V, left unchanged.
+    pub skipped_over_capacity: usize,
+    /// Groups left unchanged because too few free codes have a codeword.
+    pub skipped_too_few_codes: usize,
+    /// Whether the codebooks were estimated from the latents.
+    pub codebook_estimated: bool,
+    /// Last-level codes without a codeword, never given as new codes.
+    pub unavailable_codes: usize,
+    /// Codebook size V (the capacity of a prefix group).
+    pub codebook_size: usize,
+    /// Whether ΔD could be computed (vectors were given).
+    pub with_vectors: bool,
+    /// Prefix groups that contain a collision (resolved + skipped).
+    pub n_prefix_groups_with_collisions: usize,
+    /// Items in groups that are resolved.
+    pub items_in_resolved_groups: usize,
+}
+
+/// The part of one group the solvers see: rows are the holders of shared codes (item id
+/// order), columns the candidate codes (the shared ones and the free available ones,
+/// ascending), and `D` between them.
+#[derive(Debug, Clone)]
+pub(crate) struct GroupProblem {
+    native_cols: Vec<usize>,
+    n_columns: usize,
+    dist: Vec<f64>,
+}
+
+impl GroupProblem {
+    fn n_rows(&self) -> usize {
+        self.native_cols.len()
+    }
+
+    fn n_columns(&self) -> usize {
+        self.n_columns
+    }
+
+    fn native_col(&self, row: usize) -> usize {
+        self.native_cols[row]
+    }
+
+    fn dist(&self, row: usize, col: usize) -> f64 {
+        self.dist[row * self.n_columns + col]
+    }
+
+    fn delta(&self, row: usize, col: usize) -> f64 {
+        self.dist(row, col) - self.dist(row, self.native_cols[row])
+    }
+}
+
+/// Plans ZCR and greedy for every prefix group of `index` with a collision. Without `cost`
+/// only what needs no vectors is known (groups, minimum changes, capacity). Reports one
+/// progress unit per group and stops with [`Error::Cancelled`] when asked to.
+pub fn plan(
+    index: &SidIndex,
+    collisions: &Collisions,
+    cost: Option<&CostModel>,
+    progress: &dyn Progress,
+) -> Result<Plan> {
+    let capacity = cost.map_or(index.codebook_size(), CostModel::codebook_size);
+    let with_collision: Vec<PrefixGroup> = collisions
+        .prefix_groups()
+        .into_iter()
+        .filter(|&p| collisions.prefix_has_collision(p))
+        .collect();
+    let integer_ids = integer_ids(index);
+    progress.stage("reassigning", with_collision.len() as u64);
+    let outcomes = with_collision
+        .par_iter()
+        .map(|&p| {
+            if progress.cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let outcome = plan_group(index, collisions, integer_ids.as_deref(), p, capacity, cost);
+            progress.advance(1);
+            outcome
+        })
+        .collect::<Result<Vec<Outcome>>>()?;
+    let mut groups = Vec::new();
+    let mut skipped = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Resolved(g) => groups.push(g),
+            Outcome::Skipped(s) => skipped.push(s),
+        }
+    }
+    let summary = summarise(&groups, &skipped, capacity, cost);
+    Ok(Plan {
+        groups,
+        skipped,
+        summary,
+    })
+}
+
+enum Outcome {
+    Resolved(GroupPlan),
+    Skipped(SkippedGroup),
+}
+
+fn plan_group(
+    index: &SidIndex,
+    collisions: &Collisions,
+    integer_ids: Option<&[u64]>,
+    p: PrefixGroup,
+    capacity: usize,
+    cost: Option<&CostModel>,
+) -> Result<Outcome> {
+    let last = index.n_levels() - 1;
+    let items = in_id_order(index, integer_ids, collisions.prefix_items(p));
+    let native: Vec<Code> = items
+        .iter()
+        .map(|&i| index.codes(i as usize)[last])
+        .collect();
+    let prefix = index.codes(items[0] as usize)[..last].to_vec();
+    let n_distinct = (p.end_group - p.first_group) as usize;
+    let min_changes = items.len() - n_distinct;
+    let skip = |reason| {
+        Ok(Outcome::Skipped(SkippedGroup {
+            prefix: prefix.clone(),
+            items: items.clone(),
+            n_distinct_native: n_distinct,
+            reason,
+        }))
+    };
+    if items.len() > capacity {
+        return skip(SkipReason::OverCapacity { capacity });
+    }
+    let Some(cost) = cost else {
+        return Ok(Outcome::Resolved(GroupPlan {
+            prefix,
+            items,
+            native,
+            min_changes,
+            optimal: None,
+            greedy: None,
+        }));
+    };
+    // SID groups of one prefix are in ascending last-code order.
+    let mut is_native = vec![false; capacity];
+    let mut shared = Vec::new();
+    for g in p.first_group..p.end_group {
+        let code = index.codes(collisions.items(g)[0] as usize)[last];
+        is_native[code as usize] = true;
+        if collisions.size(g) > 1 {
+            shared.push(code);
+        }
+    }
+    let n_free = (0..capacity)
+        .filter(|&c| !is_native[c] && cost.is_available(c as Code))
+        .count();
+    if n_free < min_changes {
+        return skip(SkipReason::TooFewCodes {
+            needed: min_changes,
+            available: n_free,
+        });
+    }
+    // Codes run up to V − 1 ≤ 65,535: count in usize (V itself may not fit a Code).
+    let columns: Vec<Code> = (0..capacity)
+        .map(|c| c as Code)
+        .filter(|&c| {
+            if is_native[c as usize] {
+                shared.binary_search(&c).is_ok()
+            } else {
+                cost.is_available(c)
+            }
+        })
+        .collect();
+    let rows: Vec<usize> = (0..items.len())
+        .filter(|&k| collisions.size(collisions.group_of(items[k] as usize)) > 1)
+        .collect();
+    let problem = build_problem(index, cost, &items, &native, &rows, &columns)?;
+    let assign = |cols: Vec<usize>| {
+        let mut codes = native.clone();
+        let mut delta = vec![0.0; items.len()];
+        for (r, (&k, &j)) in rows.iter().zip(&cols).enumerate() {
+            codes[k] = columns[j];
+            delta[k] = problem.delta(r, j);
+        }
+        let n_reassigned = codes.iter().zip(&native).filter(|(a, b)| a != b).count();
+        assert_eq!(n_reassigned, min_changes, "solver changed the fewest items");
+        Assignment {
+            total_delta: delta.iter().sum(),
+            codes,
+            delta,
+            n_reassigned,
+        }
+    };
+    let optimal = assign(zcr::solve(&problem));
+    let greedy = assign(greedy::solve(&problem));
+    Ok(Outcome::Resolved(GroupPlan {
+        prefix,
+        items,
+        native,
+        min_changes,
+        optimal: Some(optimal),
+        greedy: Some(greedy),
+    }))
+}
+
+/// Every item's id as an integer, when all ids are integers: then sorting by these keys is
+/// sorting by id (see [`crate::load::ItemIds::cmp_ids`]), without parsing ids again.
+fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
+    let ids = index.ids();
+    (0..index.n_items())
+        .into_par_iter()
+        .map(|p| canonical_integer(ids.get(p)))
+        .collect()
+}
+
+/// `positions` sorted by item id.
+fn in_id_order(index: &SidIndex, integer_ids: Option<&[u64]>, positions: &[u32]) -> Vec<u32> {
+    let mut items = positions.to_vec();
+    match integer_ids {
+        Some(keys) => items.sort_unstable_by_key(|&p| keys[p as usize]),
+        None => items.sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize)),
+    }
+    items
+}
+
+fn build_problem(
+    index: &SidIndex,
+    cost: &CostModel,
+    items: &[u32],
+    native: &[Code],
+    rows: &[usize],
+    columns: &[Code],
+) -> Result<GroupProblem> {
+    let n_columns = columns.len();
+    let mut dist = vec![0.0; rows.len() * n_columns];
+    let mut residual = vec![0.0; cost.dim()];
+    let mut native_cols = Vec::with_capacity(rows.len());
+    for (r, &k) in rows.iter().enumerate() {
+        let position = items[k] as usize;
+        cost.residual(index, position, &mut residual);
+        let out = &mut dist[r * n_columns..(r + 1) * n_columns];
+        cost.sq_distances(&residual, columns, out);
+        if out.iter().any(|d| !d.is_finite()) {
+            return Err(Error::Invalid(format!(
+                "{}: squared distances of item \"{}\" overflow (latent or codebook values too large)",
+                cost.latents().path().display(),
+                index.id(position)
+            )));
+        }
+        let j = columns
+            .binary_search(&native[k])
+            .expect("a shared native code is a column");
+        native_cols.push(j);
+    }
+    Ok(GroupProblem {
+        native_cols,
+        n_columns,
+        dist,
+    })
+}
+
+fn summarise(
+    groups: &[GroupPlan],
+    skipped: &[SkippedGroup],
+    capacity: usize,
+    cost: Option<&CostModel>,
+) -> Summary {
+    let totals = |mode: Mode| ModeTotals {
+        n_reassigned: groups.iter().map(|g| g.min_changes).sum(),
+        total_delta: cost.map(|_| {
+            groups
+                .iter()
+                .filter_map(|g| g.assignment(mode))
+                .map(|a| a.total_delta)
+                .sum()
+        }),
+    };
+    let (optimal, greedy) = (totals(Mode::Optimal), totals(Mode::Greedy));
+    let reduction_pct = match (optimal.total_delta, greedy.total_delta) {
+        (Some(o), Some(g)) if g != 0.0 => Some((g - o) / g * 100.0),
+        _ => None,
+    };
+    let count = |f: fn(&SkipReason) -> bool| skipped.iter().filter(|s| f(&s.reason)).count();
+    Summary {
+        n_groups_resolved: groups.len(),
+        optimal,
+        greedy,
+        reduction_pct,
+        skipped_over_capacity: count(|r| matches!(r, SkipReason::OverCapacity { .. })),
+        skipped_too_few_codes: count(|r| matches!(r, SkipReason::TooFewCodes { .. })),
+        codebook_estimated: cost.is_some_and(CostModel::codebook_estimated),
+        unavailable_codes: cost.map_or(0, CostModel::n_unavailable),
+        codebook_size: capacity,
+        with_vectors: cost.is_some(),
+        n_prefix_groups_with_collisions: groups.len() + skipped.len(),
+        items_in_resolved_groups: groups.iter().map(|g| g.items.len()).sum(),
+    }
+}
+
+impl Plan {
+    /// The last code of every item (by position) after applying `mode`; skipped groups and
+    /// items outside collisions keep theirs. `None` without vectors.
+    pub fn last_codes(&self, index: &SidIndex, mode: Mode) -> Option<Vec<Code>> {
+        if !self.summary.with_vectors {
+            return None;
+        }
+        let last = index.n_levels() - 1;
+        let mut codes: Vec<Code> = (0..index.n_items()).map(|p| index.codes(p)[last]).collect();
+        for g in &self.groups {
+            let a = g.assignment(mode)?;
+            for (&p, &c) in g.items.iter().zip(&a.codes) {
+                codes[p as usize] = c;
+            }
+        }
+        Some(codes)
+    }
+
+    /// `index` with `mode`'s new last codes, named `path` (written by [`SidIndex::save`]).
+    pub fn apply(&self, index: &SidIndex, mode: Mode, path: &std::path::Path) -> Result<SidIndex> {
+        let codes = self.last_codes(index, mode).ok_or_else(|| {
+            Error::Invalid("a reassigned index needs vectors (--latents) to price the moves".into())
+        })?;
+        Ok(index.with_last_codes(path, &codes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Latents;
+    use crate::progress::NoProgress;
+    use ndarray::Array2;
+    use std::path::Path;
+
+    fn index(text: &str, v: Option<usize>) -> SidIndex {
+        SidIndex::parse(text.as_bytes(), Path::new("i.json"), v).unwrap()
+    }
+
+    #[test]
+    fn without_vectors_only_the_minimum_is_known() {
+        let idx = index(
+            r#"{"0": [1, 2], "1": [1, 2], "2": [1, 2], "3": [1, 3], "4": [0, 0], "5": [0, 1]}"#,
+            Some(8),
+        );
+        let plan = plan(&idx, &Collisions::new(&idx), None, &NoProgress).unwrap();
+        assert_eq!(plan.groups.len(), 1);
+        assert_eq!(plan.groups[0].min_changes, 2);
+        assert_eq!(plan.summary.optimal.n_reassigned, 2);
+        assert_eq!(plan.summary.optimal.total_delta, None);
+        assert_eq!(plan.summary.reduction_pct, None);
+        assert!(plan.last_codes(&idx, Mode::Optimal).is_none());
+        assert!(
+            plan.apply(&idx, Mode::Optimal, Path::new("o.json"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn groups_over_capacity_or_short_of_codewords_are_skipped_and_reported() {
+        // With V inferred as 2, prefix 1 (3 items) is over capacity. With V = 4 and estimated
+        // codebooks only codes 0 and 1 (used somewhere) have codewords: prefix 1 needs a free
+        // one and has none; prefix 0 can move one item to code 0.
+        let text = r#"{"0": [1, 0], "1": [1, 1], "2": [1, 1], "3": [0, 1], "4": [0, 1]}"#;
+        let over = index(text, None);
+        let p = plan(&over, &Collisions::new(&over), None, &NoProgress).unwrap();
+        assert_eq!(p.summary.skipped_over_capacity, 1);
+        assert_eq!(p.skipped[0].prefix, vec![1]);
+        assert_eq!(
+            p.skipped[0].reason,
+            SkipReason::OverCapacity { capacity: 2 }
+        );
+        let wide = index(text, Some(4));
+        let latents = Latents::from_f64(Path::new("l.npy"), Array2::zeros((5, 1))).unwrap();
+        let cost = CostModel::estimate(&wide, latents, &NoProgress).unwrap();
+        assert_eq!(cost.n_unavailable(), 2);
+        let p = plan(&wide, &Collisions::new(&wide), Some(&cost), &NoProgress).unwrap();
+        assert_eq!(p.summary.skipped_too_few_codes, 1);
+        assert_eq!(
+            p.skipped[0].reason,
+            SkipReason::TooFewCodes {
+                needed: 1,
+                available: 0
+            }
+        );
+        assert_eq!(p.summary.n_groups_resolved, 1);
+        assert_eq!(p.skipped[0].prefix, vec![1]);
+        let last = p.last_codes(&wide, Mode::Optimal).unwrap();
+        assert_eq!(&last[..3], &[0, 1, 1], "the skipped group is unchanged");
+        let mut resolved = last[3..].to_vec();
+        resolved.sort();
+        assert_eq!(resolved, vec![0, 1]);
+    }
+
+    struct CancelAtOnce;
+
+    impl Progress for CancelAtOnce {
+        fn stage(&self, _name: &str, _total: u64) {}
+        fn advance(&self, _n: u64) {}
+        fn cancelled(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn the_largest_codebook_size_offers_every_code() {
+        let idx = index(r#"{"0": [65535], "1": [65535]}"#, Some(65_536));
+        let latents = Latents::from_f64(Path::new("l.npy"), Array2::zeros((2, 1))).unwrap();
+        let cb = crate::load::Codebooks::from_array(
+            Path::new("c.npy"),
+            ndarray::Array3::zeros((1, 65_536, 1)),
+        )
+        .unwrap();
+        let cost = CostModel::from_codebooks(&idx, latents, &cb).unwrap();
+        let p = plan(&idx, &Collisions::new(&idx), Some(&cost), &NoProgress).unwrap();
+        // All distances are equal: item 0 (lower id) keeps 65535, item 1 takes code 0.
+        assert_eq!(p.groups[0].optimal.as_ref().unwrap().codes, vec![65_535, 0]);
+        assert_eq!(p.groups[0].greedy.as_ref().unwrap().codes, vec![65_535, 0]);
+    }
+
+    #[test]
+    fn cancellation_stops_the_plan() {
+        let idx = index(r#"{"0": [1, 2], "1": [1, 2]}"#, Some(4));
+        let err = plan(&idx, &Collisions::new(&idx), None, &CancelAtOnce).unwrap_err();
+        assert!(matches!(err, Error::Cancelled));
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Random group problems and the lexicographic objective, shared by the solver tests.
+    use super::GroupProblem;
+
+    /// A tiny deterministic generator (xorshift64*), enough for test data.
+    pub(crate) struct Rng(pub u64);
+
+    impl Rng {
+        pub(crate) fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+        }
+    }
+
+    /// A problem with 2–5 rows, every native column held by two or more rows, and enough
+    /// free columns; distances small integers or arbitrary floats.
+    pub(crate) fn random_problem(rng: &mut Rng, integer: bool) -> GroupProblem {
+        let h = 2 + rng.below(4);
+        let shared = 1 + rng.below(h / 2);
+        let n_columns = h + rng.below(3);
+        let mut natives: Vec<usize> = (0..n_columns).collect();
+        for i in (1..natives.len()).rev() {
+            natives.swap(i, rng.below(i + 1));
+        }
+        natives.truncate(shared);
+        let mut native_cols: Vec<usize> = (0..h).map(|r| natives[r % shared]).collect();
+        for i in (1..h).rev() {
+            native_cols.swap(i, rng.below(i + 1));
+        }
+        let dist = (0..h * n_columns)
+            .map(|_| {
+                if integer {
+                    rng.below(4) as f64
+                } else {
+                    rng.below(1_000_000) as f64 / 7_919.0
+                }
+            })
+            .collect();
+        GroupProblem {
+            native_cols,
+            n_columns,
+            dist,
+        }
+    }
+
+    /// (changes, total ΔD, Σ_{moved} w_k, Σ w_k·j_k) with `w_k = h − k`: what ZCR minimises.
+    pub(crate) fn objective(p: &GroupProblem, cols: &[usize]) -> (usize, f64, u64, u64) {
+        let h = p.n_rows();
+        let mut o = (0, 0.0, 0, 0);
+        for (k, &j) in cols.iter().enumerate() {
+            let w = (h - k) as u64;
+            if j != p.native_col(k) {
+                o.0 += 1;
+                o.2 += w;
+            }
+            o.1 += p.delta(k, j);
+            o.3 += w * j as u64;
+        }
+        o
+    }
+}

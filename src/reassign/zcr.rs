@@ -1,0 +1,273 @@
+//! Optimal zero-collision reassignment (ZCR) of one prefix group: the exact lexicographic
+//! optimum (fewest items changed, then least total ΔD, then a fixed tie-break by item id
+//! order), solved as one integer assignment problem with Kuhn–Munkres.
+
+use pathfinding::kuhn_munkres::kuhn_munkres_min;
+use pathfinding::matrix::Matrix;
+
+use super::GroupProblem;
+
+/// The column each row takes in the optimum of `problem`.
+/// Only the holders of shared codes are rows (an item alone on its code keeps it in every
+/// optimum); columns are the shared codes plus the group's free codes, ascending. Row `k`
+/// (rows in item id order, `h` rows) taking column `j` costs
+/// `[j ≠ native_k]·M + q(ΔD_kj)·T + w_k·([j ≠ native_k]·A + j)` with `w_k = h − k` and
+/// `q(x) = round(x · 2^(b−e))`, `2^(e−1) ≤ max|ΔD| < 2^e` (see [`Scaling`] for M, T, A, b).
+/// Tie-break, precisely: among assignments with the fewest changes and the least quantised
+/// total ΔD, the result minimises first `Σ_{moved k} w_k`, then `Σ_k w_k·j_k`; so among
+/// interchangeable items (same native code and distances, e.g. duplicate vectors) the lowest
+/// id keeps the native code and lower codes go to lower ids.
+/// Precision: `q` rounds exactly after scaling by a power of two, so each entry is off by at
+/// most half a quantum `2^(e−b)` and the total ΔD found is within `h·2^(e−b) < 2h·max|ΔD|·2^−b`
+/// of the exact optimum (≤ 1.1e−16·max|ΔD| for h ≤ 256, b = 62).
+/// Columns are pruned before solving: `m = h − s` rows move (s = shared codes), each to a free
+/// column, and some optimum gives every mover one of its `m` cheapest free columns (by the
+/// integer cost, then column): were a mover on a column outside that set, one of the set is
+/// unused (only `m − 1` other movers), and moving it there costs no more. The kept columns are
+/// the shared ones plus each row's `m` cheapest free ones; entries keep their full-problem
+/// values (labels `j` included), so the pruned problem is a sub-matrix with the same optimum.
+pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
+    let (h, cols) = (problem.n_rows(), problem.n_columns());
+    if h == 0 {
+        return Vec::new();
+    }
+    let max_abs = (0..h)
+        .flat_map(|r| (0..cols).map(move |j| problem.delta(r, j).abs()))
+        .fold(0.0f64, f64::max);
+    let scale = Scaling::new(h, cols, max_abs);
+    let mut keep = vec![false; cols];
+    for r in 0..h {
+        keep[problem.native_col(r)] = true;
+    }
+    let free: Vec<usize> = (0..cols).filter(|&j| !keep[j]).collect();
+    let movers = h - (cols - free.len());
+    if movers < free.len() {
+        // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
+        // (q, j). Rounded quanta are exact integers in f64, so they compare as the i128s would.
+        let mut ranked: Vec<(f64, usize)> = Vec::with_capacity(free.len());
+        for r in 0..h {
+            ranked.clear();
+            ranked.extend(free.iter().map(|&j| (scale.quanta(problem.delta(r, j)), j)));
+            ranked
+                .select_nth_unstable_by(movers - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(_, j) in &ranked[..movers] {
+                keep[j] = true;
+            }
+        }
+    } else {
+        free.iter().for_each(|&j| keep[j] = true);
+    }
+    let kept: Vec<usize> = (0..cols).filter(|&j| keep[j]).collect();
+    let mut weights = Matrix::new(h, kept.len(), 0i128);
+    for r in 0..h {
+        for (k, &j) in kept.iter().enumerate() {
+            weights[(r, k)] = scale.cost(r, j, j != problem.native_col(r), problem.delta(r, j));
+        }
+    }
+    let (_, assignment) = kuhn_munkres_min(&weights);
+    assignment.into_iter().map(|k| kept[k]).collect()
+}
+
+/// The integer cost model of one group: the weights M (per change), T (per ΔD quantum) and
+/// A (per change, inside the tie-break), and the ΔD scale `2^(b−e)`.
+// Why nothing overflows (S = h(h+1)/2, Q = 2^b, h ≤ cols ≤ 65,536): the tie part of any
+// assignment lies in [0, S·A + S·(cols−1)] = [0, T − 1] with A = S·(cols−1) + 1; the ΔD part
+// lies in [−h·Q·T, h·Q·T]; so two assignments' non-M parts differ by less than
+// M = 2·h·Q·T + T, and one change more always costs more. Every entry is below
+// E = (2h+3)·Q·T in magnitude. In Kuhn–Munkres (pathfinding 4.16, run on −cost) the row
+// labels start at a row maximum and only decrease, and never below −E: while a row is
+// unmatched some column is unmatched with label 0, and each step's delta is at most that
+// column's slack. Column labels start at 0, only increase, and stay ≤ 2E (tight on a matched
+// edge); so slacks stay below 4E and the final label sum below 3h·E. `bits` picks the
+// largest b ≤ 62 with (3h+4)·E ≤ i128::MAX, and `new` asserts it. When the full tie-break
+// would leave b < 50 (only for groups of thousands of rows) its code term is dropped
+// (A = 1, no j term, T = S + 1), which leaves b ≥ 60 for every h ≤ 65,536.
+#[derive(Debug, Clone, Copy)]
+struct Scaling {
+    h: i128,
+    /// Multiplies a ΔD into quanta: `2^(b−e)` (0 when every ΔD is 0).
+    delta_scale: f64,
+    m: i128,
+    t: i128,
+    a: i128,
+    code_term: bool,
+}
+
+/// Below this many bits for ΔD, the code-order part of the tie-break is dropped.
+const MIN_BITS_WITH_CODE_TERM: u32 = 50;
+const MAX_BITS: u32 = 62;
+
+impl Scaling {
+    fn new(h: usize, cols: usize, max_abs: f64) -> Self {
+        let (h, cols) = (h as i128, cols as i128);
+        let s = h * (h + 1) / 2;
+        let full_a = s * (cols - 1) + 1;
+        let full_t = s * full_a + s * (cols - 1) + 1;
+        let (code_term, a, t, bits) = match Self::bits(h, full_t) {
+            Some(b) if b >= MIN_BITS_WITH_CODE_TERM => (true, full_a, full_t, b),
+            _ => {
+                let t = s + 1;
+                let b = Self::bits(h, t).expect("h ≤ 65,536 leaves room for b ≥ 60");
+                (false, 1, t, b)
+            }
+        };
+        assert!(bits >= 60 || code_term, "too few bits for the ΔD part");
+        let q = 1i128 << bits;
+        let m = 2 * h * q * t + t;
+        let entry_bound = (2 * h + 3) * q * t;
+        assert!(
+            entry_bound.checked_mul(3 * h + 4).is_some(),
+            "Kuhn–Munkres labels could overflow"
+        );
+        Scaling {
+            h,
+            delta_scale: power_of_two_scale(max_abs, bits),
+            m,
+            t,
+            a,
+            code_term,
+        }
+    }
+
+    /// The largest b ≤ 62 with `(3h+4)·(2h+3)·2^b·t ≤ i128::MAX`, if any b ≥ 0 fits.
+    fn bits(h: i128, t: i128) -> Option<u32> {
+        let k = (3 * h + 4)
+            .checked_mul(2 * h + 3)
+            .and_then(|x| x.checked_mul(t))?;
+        let room = i128::MAX / k;
+        (room >= 1).then(|| (127 - room.leading_zeros()).min(MAX_BITS))
+    }
+
+    /// `q(ΔD)`, an integer held exactly in an f64 (`|q| ≤ 2^62`).
+    fn quanta(&self, delta: f64) -> f64 {
+        (delta * self.delta_scale).round()
+    }
+
+    fn cost(&self, row: usize, col: usize, changed: bool, delta: f64) -> i128 {
+        let w = self.h - row as i128;
+        let q = self.quanta(delta) as i64 as i128;
+        let changed = i128::from(changed);
+        let code = if self.code_term { col as i128 } else { 0 };
+        changed * self.m + q * self.t + w * (changed * self.a + code)
+    }
+}
+
+/// `2^(b−e)` with `2^(e−1) ≤ max_abs < 2^e`, so `|x · scale| < 2^b` for `|x| ≤ max_abs` and
+/// the product is exact; 0 when `max_abs` is 0 or too small to matter (< 2^−1000).
+fn power_of_two_scale(max_abs: f64, bits: u32) -> f64 {
+    if max_abs < 2f64.powi(-1000) {
+        return 0.0;
+    }
+    let mut e = max_abs.log2().floor() as i32 + 1;
+    while 2f64.powi(e) <= max_abs {
+        e += 1;
+    }
+    while 2f64.powi(e - 1) > max_abs {
+        e -= 1;
+    }
+    2f64.powi(bits as i32 - e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reassign::test_support::{Rng, objective, random_problem};
+
+    /// The lexicographic objective of every injective row → column map, minimised.
+    fn brute_force(p: &GroupProblem) -> (usize, f64, u64, u64) {
+        fn walk(
+            p: &GroupProblem,
+            row: usize,
+            used: &mut Vec<bool>,
+            cols: &mut Vec<usize>,
+            best: &mut Option<(usize, f64, u64, u64)>,
+        ) {
+            if row == p.n_rows() {
+                let o = objective(p, cols);
+                let better = best.is_none_or(|b| {
+                    (o.0, o.1, o.2, o.3)
+                        .partial_cmp(&(b.0, b.1, b.2, b.3))
+                        .is_some_and(|c| c.is_lt())
+                });
+                if better {
+                    *best = Some(o);
+                }
+                return;
+            }
+            for j in 0..p.n_columns() {
+                if !used[j] {
+                    used[j] = true;
+                    cols.push(j);
+                    walk(p, row + 1, used, cols, best);
+                    cols.pop();
+                    used[j] = false;
+                }
+            }
+        }
+        let mut best = None;
+        walk(
+            p,
+            0,
+            &mut vec![false; p.n_columns()],
+            &mut Vec::new(),
+            &mut best,
+        );
+        best.unwrap()
+    }
+
+    #[test]
+    fn matches_brute_force_including_the_tie_break() {
+        let mut rng = Rng(0x5eed);
+        for case in 0..3000 {
+            // Integer distances make exact ties common, so the tie-break is exercised.
+            let integer = case % 2 == 0;
+            let p = random_problem(&mut rng, integer);
+            let got = solve(&p);
+            let want = brute_force(&p);
+            let have = objective(&p, &got);
+            assert_eq!(have.0, want.0, "case {case}: changes");
+            assert!(
+                (have.1 - want.1).abs() <= 1e-12,
+                "case {case}: ΔD {have:?} {want:?}"
+            );
+            if integer {
+                assert_eq!((have.2, have.3), (want.2, want.3), "case {case}: tie-break");
+            }
+        }
+    }
+
+    #[test]
+    fn interchangeable_items_lowest_id_keeps_and_lower_codes_go_to_lower_ids() {
+        // Three rows with identical distances on shared column 1; columns 0, 2, 3 free.
+        let p = GroupProblem {
+            native_cols: vec![1, 1, 1],
+            n_columns: 4,
+            dist: [1.0, 0.5, 1.0, 1.0].repeat(3),
+        };
+        assert_eq!(solve(&p), vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn bits_are_at_least_sixty_up_to_v_256_and_for_huge_groups_without_code_term() {
+        for h in [1usize, 2, 24, 184, 256] {
+            let s = Scaling::new(h, 256, 1.0);
+            assert!(s.code_term, "h={h}");
+            assert!(s.m > 0);
+        }
+        let s = Scaling::new(256, 256, 1.0);
+        assert_eq!(s.delta_scale, 2f64.powi(62 - 1));
+        let big = Scaling::new(65_536, 65_536, 1.0);
+        assert!(!big.code_term);
+        assert!(big.delta_scale >= 2f64.powi(59));
+    }
+
+    #[test]
+    fn power_of_two_scale_keeps_quanta_in_range() {
+        for x in [1.0, 0.75, 3.0e-7, 12345.678, 2.0f64.powi(-20)] {
+            let s = power_of_two_scale(x, 62);
+            let q = (x * s).round();
+            assert!(q < 2f64.powi(62) + 0.5 && q >= 2f64.powi(61), "{x}: {q}");
+        }
+        assert_eq!(power_of_two_scale(0.0, 62), 0.0);
+    }
+}
