@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ndarray::Array2;
-use ndarray_npy::ReadNpyExt;
 use sidlens::error::{Error, Place};
+use sidlens::load::Latents;
 use sidlens::output::{ensure_not_input, write_atomically, write_npy};
 use sidlens::report::{self, text};
 use sidlens::tokenize::{self, Init, RkMeansConfig};
@@ -132,42 +132,22 @@ fn dataset_name(path: &Path) -> String {
     }
 }
 
-/// Reads an N × d float32 or float64 .npy.
+/// Reads an N × d float32 or float64 .npy (validated by the library's vector loader) as f32;
+/// float32 files convert exactly.
 fn read_embeddings(path: &Path) -> sidlens::Result<Array2<f32>> {
-    let bytes = sidlens::load::read_input(path)?;
-    let array = match Array2::<f32>::read_npy(&bytes[..]) {
-        Ok(a) => a,
-        Err(ndarray_npy::ReadNpyError::WrongDescriptor(_)) => Array2::<f64>::read_npy(&bytes[..])
-            .map_err(|e| npy_error(path, &e))?
-            .mapv(|v| v as f32),
-        Err(e) => return Err(npy_error(path, &e)),
-    };
-    if let Some(row) = array
-        .rows()
-        .into_iter()
-        .position(|r| r.iter().any(|v| !v.is_finite()))
-    {
-        return Err(Error::data(
-            path,
-            Place::Field(format!("row {row}")),
-            "holds a NaN or infinite value",
-        ));
+    // Some header errors come back without the file; name it.
+    let latents = Latents::load(path).map_err(|e| match e {
+        Error::Invalid(message) => Error::data(path, Place::File, message),
+        other => other,
+    })?;
+    let (n, d) = (latents.n_rows(), latents.dim());
+    let mut row = vec![0f64; d];
+    let mut out = Array2::<f32>::zeros((n, d));
+    for (i, mut target) in out.rows_mut().into_iter().enumerate() {
+        latents.row_into(i, &mut row);
+        for (t, &v) in target.iter_mut().zip(&row) {
+            *t = v as f32;
+        }
     }
-    Ok(array.as_standard_layout().into_owned())
-}
-
-fn npy_error(path: &Path, err: &ndarray_npy::ReadNpyError) -> Error {
-    let message = match err {
-        ndarray_npy::ReadNpyError::WrongDescriptor(d) => {
-            format!("expected a 2-D float32 or float64 array, found dtype {d}")
-        }
-        ndarray_npy::ReadNpyError::WrongNdim(_, n) => {
-            format!("expected a 2-D array (items × dimensions), found {n} dimensions")
-        }
-        ndarray_npy::ReadNpyError::MissingData => {
-            "the file ends before all the data its header announces; is it truncated?".into()
-        }
-        other => format!("not a readable .npy file ({other})"),
-    };
-    Error::data(path, Place::File, message)
+    Ok(out)
 }

@@ -1,6 +1,6 @@
 //! The demo dataset `sidlens` opens by default: a synthetic catalog with near-duplicate product
-//! lines, users who shop within lines and projects, two RK-Means tokenizers, ZCR and proxy
-//! beams, laid out like a CollisionGenRec dataset directory. Everything is computed here,
+//! lines, users who shop within lines and projects, two RK-Means tokenizers, a ZCR of one of
+//! them, and proxy beams, laid out like a CollisionGenRec dataset directory. Everything is computed here,
 //! deterministically (same bytes on every machine and thread count).
 
 pub mod catalog;
@@ -12,11 +12,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::collision::Collisions;
 use crate::error::{Error, Result};
-use crate::load::{Interactions, SidIndex};
+use crate::load::{Codebooks, Interactions, Latents, SidIndex};
 use crate::output::{write_atomically, write_npy};
 use crate::progress::{Progress, check_cancelled};
 use crate::proxy_beams;
+use crate::reassign::{self, CostModel, Mode};
 use crate::stats::IndexStats;
 use crate::text_embedding::HashedTfidf;
 use crate::tokenize::{self, RkMeansConfig};
@@ -40,6 +42,15 @@ pub struct DemoTokenizer {
     pub config: RkMeansConfig,
 }
 
+/// A zero-collision reassignment (ZCR) of one of the demo's tokenizers.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoZcr {
+    /// Variant directory name under `indexes/`.
+    pub variant: &'static str,
+    /// The tokenizer variant it reassigns (its codebooks price the moves).
+    pub of: &'static str,
+}
+
 /// What the demo is made of. [`DemoConfig::default`] is what `sidlens demo` writes.
 #[derive(Debug, Clone)]
 pub struct DemoConfig {
@@ -51,6 +62,8 @@ pub struct DemoConfig {
     pub embedding: HashedTfidf,
     /// Tokenizers, one variant each.
     pub tokenizers: Vec<DemoTokenizer>,
+    /// ZCR variants of some of them.
+    pub zcr: Vec<DemoZcr>,
     /// SIDs per user in the beams files.
     pub beam_width: usize,
 }
@@ -78,6 +91,10 @@ impl Default for DemoConfig {
                     },
                 },
             ],
+            zcr: vec![DemoZcr {
+                variant: "rkmeans_v64_zcr",
+                of: "rkmeans_v64_native",
+            }],
             beam_width: 20,
         }
     }
@@ -282,6 +299,7 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
         &embeddings,
     )?;
     let mut variants = Vec::new();
+    let mut trained_variants = Vec::new();
     for tokenizer in &config.tokenizers {
         let variant_dir = dir.join("indexes").join(tokenizer.variant);
         fs::create_dir_all(&variant_dir).map_err(|e| Error::io(&variant_dir, e))?;
@@ -298,10 +316,7 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
             &variant_dir.join("codebooks.npy"),
             &trained.model.codebooks(),
         )?;
-        write_atomically(&variant_dir.join(format!("{DATASET}.meta.json")), |w| {
-            serde_json::to_writer_pretty(&mut *w, &summary)?;
-            w.write_all(b"\n")
-        })?;
+        write_json(&variant_dir.join(format!("{DATASET}.meta.json")), &summary)?;
         write_beams(
             &variant_dir,
             tokenizer.variant,
@@ -321,6 +336,47 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
             ),
             stats: summary.stats,
         });
+        trained_variants.push((tokenizer.variant, index, trained));
+    }
+    for zcr in &config.zcr {
+        let (_, native, trained) = trained_variants
+            .iter()
+            .find(|(name, _, _)| *name == zcr.of)
+            .ok_or_else(|| Error::Invalid(format!("no demo tokenizer named {}", zcr.of)))?;
+        let variant_dir = dir.join("indexes").join(zcr.variant);
+        fs::create_dir_all(&variant_dir).map_err(|e| Error::io(&variant_dir, e))?;
+        let index_path = variant_dir.join(format!("{DATASET}.index.json"));
+        let emb_path = dir.join(format!("{DATASET}.emb-{EMBEDDING}.npy"));
+        let latents = Latents::from_f32(&emb_path, embeddings.clone())?;
+        let books = Codebooks::from_array(
+            &dir.join("indexes").join(zcr.of).join("codebooks.npy"),
+            trained.model.codebooks().mapv(f64::from),
+        )?;
+        let cost = CostModel::from_codebooks(native, latents, &books)?;
+        let plan = reassign::plan(native, &Collisions::new(native), Some(&cost), progress)?;
+        let index = plan.apply(native, Mode::Optimal, &index_path)?;
+        index.save(&index_path)?;
+        write_json(
+            &variant_dir.join(format!("{DATASET}.zcr.json")),
+            &plan.summary,
+        )?;
+        write_beams(
+            &variant_dir,
+            zcr.variant,
+            &index,
+            &interactions,
+            config,
+            progress,
+        )?;
+        let collisions = Collisions::new(&index);
+        variants.push(VariantSummary {
+            variant: zcr.variant.to_string(),
+            made_by: format!(
+                "ZCR of {}: {} items get a new last code",
+                zcr.of, plan.summary.optimal.n_reassigned
+            ),
+            stats: IndexStats::compute(&index, &collisions),
+        });
     }
     let summary = DemoSummary {
         dataset: DATASET.to_string(),
@@ -333,6 +389,14 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
         w.write_all(readme(&summary, config).as_bytes())
     })?;
     Ok(summary)
+}
+
+/// Pretty JSON with a final newline.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    write_atomically(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, value)?;
+        w.write_all(b"\n")
+    })
 }
 
 /// Proxy beams of one variant, `<variant>.per_user.json` in its directory.
@@ -410,7 +474,9 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
          (`codebooks.npy`, L x V x d, with the embeddings as latents) and how it was built\n  \
          (`Workshop.meta.json`), plus `<variant>.per_user.json`: top-20 SIDs per user from the\n  \
          co-occurrence proxy generator (`sidlens beams`, a transparent baseline, not a trained\n  \
-         generative model; leave-one-out, last item = target).\n\n\
+         generative model; leave-one-out, last item = target). A `*_zcr` variant is the native\n  \
+         index after zero-collision reassignment (`sidlens zcr`, priced with the native\n  \
+         codebooks and the embeddings as latents; totals in `Workshop.zcr.json`).\n\n\
          | variant | made by | collision rate | largest group | collision groups |\n\
          |---|---|---:|---:|---:|\n",
     );
