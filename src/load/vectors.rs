@@ -30,7 +30,7 @@ impl Latents {
     /// Reads an N×d float32 or float64 `.npy` file and checks every value is finite.
     pub fn load(path: &Path) -> Result<Self> {
         let header = NpyHeader::read(path)?;
-        let rows = match header.float_kind(2)? {
+        let rows = match header.float_kind(path, 2)? {
             FloatKind::F32 => FloatRows::F32(standard(read_array::<f32, _>(path)?)),
             FloatKind::F64 => FloatRows::F64(standard(read_array::<f64, _>(path)?)),
         };
@@ -163,7 +163,7 @@ impl Codebooks {
     /// Reads an L×V×d float32 or float64 `.npy` file and checks every value is finite.
     pub fn load(path: &Path) -> Result<Self> {
         let header = NpyHeader::read(path)?;
-        let (array, dtype) = match header.float_kind(3)? {
+        let (array, dtype) = match header.float_kind(path, 3)? {
             FloatKind::F32 => (read_array::<f32, _>(path)?.mapv(f64::from), "float32"),
             FloatKind::F64 => (read_array::<f64, _>(path)?, "float64"),
         };
@@ -393,7 +393,7 @@ impl NpyHeader {
 
     /// The float type of an array that must have `ndim` dimensions, or a message saying
     /// what the file holds instead.
-    fn float_kind(&self, ndim: usize) -> Result<FloatKind, Error> {
+    fn float_kind(&self, path: &Path, ndim: usize) -> Result<FloatKind, Error> {
         let kind = match self.descr.as_str() {
             "<f4" | ">f4" => Some(FloatKind::F32),
             "<f8" | ">f8" => Some(FloatKind::F64),
@@ -401,11 +401,15 @@ impl NpyHeader {
         };
         match kind {
             Some(k) if self.shape.len() == ndim => Ok(k),
-            _ => Err(Error::Invalid(format!(
-                "expected a {ndim}-D float32 or float64 array, found {} with shape {}",
-                self.descr,
-                self.shape_text()
-            ))),
+            _ => Err(Error::data(
+                path,
+                Place::File,
+                format!(
+                    "expected a {ndim}-D float32 or float64 array, found {} with shape {}",
+                    self.descr,
+                    self.shape_text()
+                ),
+            )),
         }
     }
 
@@ -532,7 +536,10 @@ mod tests {
         let err = Latents::load(&p).unwrap_err().to_string();
         assert_eq!(
             err,
-            "expected a 2-D float32 or float64 array, found <i8 with shape (3,)"
+            format!(
+                "{}: expected a 2-D float32 or float64 array, found <i8 with shape (3,)",
+                p.display()
+            )
         );
         write_npy(&p, &array![[1.0f32]]).unwrap();
         let err = Codebooks::load(&p).unwrap_err().to_string();
