@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ndarray::Array2;
-use sidlens::error::{Error, Place};
 use sidlens::load::Latents;
 use sidlens::output::{ensure_not_input, write_atomically, write_npy};
 use sidlens::report::{self, text};
@@ -135,11 +134,7 @@ fn dataset_name(path: &Path) -> String {
 /// Reads an N × d float32 or float64 .npy (validated by the library's vector loader) as f32;
 /// float32 files convert exactly.
 fn read_embeddings(path: &Path) -> sidlens::Result<Array2<f32>> {
-    // Some header errors come back without the file; name it.
-    let latents = Latents::load(path).map_err(|e| match e {
-        Error::Invalid(message) => Error::data(path, Place::File, message),
-        other => other,
-    })?;
+    let latents = Latents::load(path)?;
     let (n, d) = (latents.n_rows(), latents.dim());
     let mut row = vec![0f64; d];
     let mut out = Array2::<f32>::zeros((n, d));
