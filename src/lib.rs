@@ -11,6 +11,7 @@ pub mod error;
 pub mod load;
 pub mod output;
 pub mod progress;
+pub mod projection;
 pub mod proxy_beams;
 pub mod random;
 pub mod reassign;

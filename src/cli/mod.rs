@@ -8,6 +8,7 @@ mod diff;
 mod groups;
 mod output;
 mod progress;
+mod project;
 mod stats;
 mod synth;
 mod tokenize;
@@ -35,6 +36,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
+    Project(project::Args),
     /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
     Zcr(zcr::Args),
     /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
@@ -71,6 +74,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Project(args)) => project::run(args, globals),
         Some(Command::Zcr(args)) => zcr::run(args, globals),
         Some(Command::Diff(args)) => diff::run(args, globals),
         Some(Command::Tokenize(args)) => tokenize::run(args, globals),

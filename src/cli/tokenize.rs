@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ndarray::Array2;
-use sidlens::load::Latents;
+use sidlens::load::{Latents, LatentsView};
 use sidlens::output::{ensure_not_input, write_atomically, write_npy};
 use sidlens::report::{self, text};
 use sidlens::tokenize::{self, Init, RkMeansConfig};
@@ -132,17 +132,10 @@ fn dataset_name(path: &Path) -> String {
 }
 
 /// Reads an N × d float32 or float64 .npy (validated by the library's vector loader) as f32;
-/// float32 files convert exactly.
+/// float64 values are rounded to the nearest float32.
 fn read_embeddings(path: &Path) -> sidlens::Result<Array2<f32>> {
-    let latents = Latents::load(path)?;
-    let (n, d) = (latents.n_rows(), latents.dim());
-    let mut row = vec![0f64; d];
-    let mut out = Array2::<f32>::zeros((n, d));
-    for (i, mut target) in out.rows_mut().into_iter().enumerate() {
-        latents.row_into(i, &mut row);
-        for (t, &v) in target.iter_mut().zip(&row) {
-            *t = v as f32;
-        }
-    }
-    Ok(out)
+    Ok(match Latents::load(path)?.view() {
+        LatentsView::F32(a) => a.to_owned(),
+        LatentsView::F64(a) => a.mapv(|v| v as f32),
+    })
 }

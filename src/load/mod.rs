@@ -11,7 +11,7 @@ pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
 pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
-pub use vectors::{Codebooks, Latents};
+pub use vectors::{Codebooks, Latents, LatentsView};
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use ndarray::{Array2, Array3, ArrayBase, Data, Dimension};
+use ndarray::{Array2, Array3, ArrayBase, ArrayView2, Data, Dimension};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 
 use crate::error::{Error, Place, Result};
@@ -18,6 +18,16 @@ use crate::sid;
 pub struct Latents {
     path: PathBuf,
     rows: FloatRows,
+}
+
+/// All rows of [`Latents`] at once, in the element type of the file (no copy), for work that
+/// reads many rows, such as the projection.
+#[derive(Debug, Clone, Copy)]
+pub enum LatentsView<'a> {
+    /// A float32 file.
+    F32(ArrayView2<'a, f32>),
+    /// A float64 file.
+    F64(ArrayView2<'a, f64>),
 }
 
 #[derive(Debug, Clone)]
@@ -100,6 +110,14 @@ impl Latents {
         match &self.rows {
             FloatRows::F32(_) => "float32",
             FloatRows::F64(_) => "float64",
+        }
+    }
+
+    /// The whole matrix, without copying.
+    pub fn view(&self) -> LatentsView<'_> {
+        match &self.rows {
+            FloatRows::F32(a) => LatentsView::F32(a.view()),
+            FloatRows::F64(a) => LatentsView::F64(a.view()),
         }
     }
 
