@@ -123,7 +123,9 @@ struct Scratch {
     chosen: Vec<bool>,
 }
 
-/// Generates the top-`width` SID list of every user with two or more items.
+/// Generates the top-`width` SID list of every user with two or more items. Speed (measured):
+/// the shared Scientific data (8,317 users, 4,344 items, width 20) takes 0.15 s for the whole
+/// `sidlens beams` process, writing included.
 pub fn generate(
     index: &SidIndex,
     interactions: &Interactions,
