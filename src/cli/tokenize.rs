@@ -4,9 +4,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ndarray::Array2;
+use sidlens::collision::Collisions;
 use sidlens::load::{Latents, LatentsView};
 use sidlens::output::{ensure_not_input, write_atomically, write_npy};
 use sidlens::report::{self, text};
+use sidlens::stats::IndexStats;
 use sidlens::tokenize::{self, Init, RkMeansConfig};
 
 use super::Globals;
@@ -102,7 +104,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if args.json {
         return print_json(&summary);
     }
-    let mut out = text::render(&report::stats::overview(&summary.stats));
+    let stats = IndexStats::compute(&index, &Collisions::new(&index));
+    let mut out = text::render(&report::stats::overview(&stats));
     out.push_str(&format!(
         "\nreconstruction MSE {:.6}; encode differs from training for {} items\nwrote {}, {}, {}, {}\n",
         summary.reconstruction_mse,

@@ -21,7 +21,7 @@ use crate::proxy_beams;
 use crate::reassign::{self, CostModel, Mode};
 use crate::stats::IndexStats;
 use crate::text_embedding::HashedTfidf;
-use crate::tokenize::{self, RkMeansConfig};
+use crate::tokenize::{self, IndexSummary, RkMeansConfig};
 
 /// The dataset name of the demo's files (`Workshop.item.json`, ...).
 pub const DATASET: &str = "Workshop";
@@ -108,7 +108,7 @@ pub struct VariantSummary {
     /// How the index was made.
     pub made_by: String,
     /// Collision statistics of its index.
-    pub stats: IndexStats,
+    pub stats: IndexSummary,
 }
 
 /// What was generated, for the CLI and the README.
@@ -375,7 +375,7 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
                 "ZCR of {}: {} items get a new last code",
                 zcr.of, plan.summary.optimal.n_reassigned
             ),
-            stats: IndexStats::compute(&index, &collisions),
+            stats: IndexSummary::from(&IndexStats::compute(&index, &collisions)),
         });
     }
     let summary = DemoSummary {

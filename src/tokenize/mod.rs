@@ -323,6 +323,47 @@ impl Tokenization {
     }
 }
 
+/// The collision statistics `tokenize` records (the reference meta files' set). Only counts and
+/// ratios, no logarithms, so the file is the same on every machine (libm's `log2` may differ in
+/// the last bit between platforms; `sidlens stats` prints the entropies).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndexSummary {
+    /// Number of items.
+    pub n_items: usize,
+    /// Number of distinct SIDs.
+    pub n_unique_sids: usize,
+    /// Number of SIDs shared by two or more items.
+    pub n_collision_groups: usize,
+    /// Items whose SID is shared with another item.
+    pub items_in_collisions: usize,
+    /// `items_in_collisions / n_items`, the paper's collision rate.
+    pub collision_rate: f64,
+    /// Size of the largest collision group.
+    pub g_max: usize,
+    /// Number of distinct first-(L−1)-code prefixes.
+    pub n_prefix_groups: usize,
+    /// Size of the largest prefix group.
+    pub max_prefix_group_size: usize,
+    /// Whether every prefix group fits the last codebook.
+    pub capacity_ok: bool,
+}
+
+impl From<&crate::stats::IndexStats> for IndexSummary {
+    fn from(s: &crate::stats::IndexStats) -> Self {
+        IndexSummary {
+            n_items: s.n_items,
+            n_unique_sids: s.n_unique_sids,
+            n_collision_groups: s.n_collision_groups,
+            items_in_collisions: s.items_in_collisions,
+            collision_rate: s.collision_rate,
+            g_max: s.g_max,
+            n_prefix_groups: s.n_prefix_groups,
+            max_prefix_group_size: s.max_prefix_group_size,
+            capacity_ok: s.capacity_ok,
+        }
+    }
+}
+
 /// What `tokenize` records beside its outputs (`<name>.meta.json`): how the index was built
 /// and what came out, so an index can always be traced back to its inputs.
 #[derive(Debug, Clone, Serialize)]
@@ -345,8 +386,8 @@ pub struct TokenizeSummary {
     pub reconstruction_mse: f64,
     /// Per-level training report.
     pub levels: Vec<LevelReport>,
-    /// Collision statistics of the resulting index (the `stats --json` fields).
-    pub stats: crate::stats::IndexStats,
+    /// Collision statistics of the resulting index.
+    pub stats: IndexSummary,
     /// The sidlens version that built it.
     pub sidlens_version: &'static str,
 }
@@ -370,7 +411,7 @@ impl Tokenization {
             encode_differs_from_training: self.encode_differs,
             reconstruction_mse: self.reconstruction_mse,
             levels: self.levels.clone(),
-            stats: crate::stats::IndexStats::compute(index, &collisions),
+            stats: IndexSummary::from(&crate::stats::IndexStats::compute(index, &collisions)),
             sidlens_version: env!("CARGO_PKG_VERSION"),
         }
     }
