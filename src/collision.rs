@@ -96,6 +96,15 @@ impl Collisions {
         self.keys.binary_search(&key).ok().map(|g| g as u32)
     }
 
+    /// The paper's collision rate: items in groups of two or more, divided by all items.
+    pub fn collision_rate(&self) -> f64 {
+        let in_collisions: usize = (0..self.n_groups() as u32)
+            .map(|g| self.size(g) as usize)
+            .filter(|&size| size > 1)
+            .sum();
+        in_collisions as f64 / self.n_items().max(1) as f64
+    }
+
     /// Collision groups (size > 1), largest first, then in SID order.
     pub fn collision_groups(&self) -> Vec<u32> {
         let mut groups: Vec<u32> = (0..self.n_groups() as u32)
@@ -234,6 +243,7 @@ mod tests {
         assert_eq!(c.prefix_items(pg[1]), &[0, 4, 1]);
         assert_eq!(c.prefix_of_group(c.group_of(1)), pg[1]);
         assert_eq!(c.runs_at_depth(0).len(), 1);
+        assert_eq!(c.collision_rate(), 5.0 / 7.0);
     }
 
     #[test]

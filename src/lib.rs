@@ -5,10 +5,12 @@
 //! binary are thin front ends over it, so every number the TUI shows is scriptable.
 
 pub mod collision;
+pub mod compare;
 pub mod demo;
 pub mod diff;
 pub mod error;
 pub mod load;
+pub mod metrics;
 pub mod output;
 pub mod progress;
 pub mod projection;

@@ -3,8 +3,10 @@
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
 mod beams;
+mod compare;
 mod demo;
 mod diff;
+mod eval;
 mod groups;
 mod output;
 mod progress;
@@ -36,6 +38,10 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// Hit@K / NDCG@K against collision-corrected ItemHit@K / ItemNDCG@K for a beams file.
+    Eval(eval::Args),
+    /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
+    Compare(compare::Args),
     /// 2-D t-SNE projection of item embeddings (the TUI's scatter), as a table, CSV or JSON.
     Project(project::Args),
     /// Zero-collision reassignment: optimal ZCR next to the greedy MQL4GRec baseline.
@@ -74,6 +80,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Eval(args)) => eval::run(args, globals),
+        Some(Command::Compare(args)) => compare::run(args, globals),
         Some(Command::Project(args)) => project::run(args, globals),
         Some(Command::Zcr(args)) => zcr::run(args, globals),
         Some(Command::Diff(args)) => diff::run(args, globals),

@@ -1,6 +1,8 @@
 //! Loaders for every input sidlens reads: SID indexes, beam outputs, item metadata,
 //! interactions, vectors (.npy) and CollisionGenRec dataset directories.
 
+pub mod beams;
+pub mod dataset;
 pub mod ids;
 pub mod index;
 pub mod interactions;

@@ -2,7 +2,9 @@
 //! Builders here decide *what* a report shows (rows and columns), shared by the CLI and the
 //! TUI; `text`, `csv`, `markdown` and `latex` decide *how* a [`Table`] is written.
 
+pub mod compare;
 pub mod csv;
+pub mod eval;
 pub mod groups;
 pub mod latex;
 pub mod markdown;

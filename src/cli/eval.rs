@@ -1,0 +1,168 @@
+//! `sidlens eval`: SID-level Hit/NDCG against collision-corrected ItemHit/ItemNDCG for one
+//! beams file, at several K, with inflation, corrections, over-credited groups and per-user
+//! values.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use sidlens::collision::Collisions;
+use sidlens::load::SidIndex;
+use sidlens::metrics::{Compat, Evaluator};
+use sidlens::output::{ensure_not_input, write_atomically};
+use sidlens::report::eval::{self as report, EvalJson};
+use sidlens::report::{percent, text};
+
+use super::Globals;
+use super::output::{print_json, print_text};
+use super::progress::Bar;
+
+/// Arguments of `sidlens eval`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The SID index the beams were generated against.
+    #[arg(long, value_name = "FILE")]
+    index: PathBuf,
+    /// Beam outputs: the reference per-user JSON array or JSON Lines, one record per user.
+    #[arg(long, value_name = "FILE")]
+    beams: PathBuf,
+    /// Cut-offs K (comma-separated, each at least 1).
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [1, 5, 10, 20], value_parser = parse_k)]
+    k: Vec<usize>,
+    /// Semantics: `faithful` (default) or `cce-py`, which reproduces the reference cce.py
+    /// exactly, quirks included.
+    #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]
+    compat: CompatArg,
+    /// Codebook size V (default: the largest code + 1).
+    #[arg(long, value_name = "V")]
+    codebook_size: Option<usize>,
+    /// Also write every user's values as JSON Lines to FILE (atomically; never over an input).
+    #[arg(long, value_name = "FILE")]
+    per_user: Option<PathBuf>,
+    /// Also list the N collision groups over-credited most at the largest K.
+    #[arg(long, value_name = "N")]
+    groups: Option<usize>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The `--compat` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompatArg {
+    /// Drop beam SIDs that name no item, count repeats once, report both.
+    Faithful,
+    /// Reproduce the reference cce.py + test.py exactly.
+    #[value(name = "cce-py")]
+    CcePy,
+}
+
+impl From<CompatArg> for Compat {
+    fn from(c: CompatArg) -> Self {
+        match c {
+            CompatArg::Faithful => Compat::Faithful,
+            CompatArg::CcePy => Compat::CcePy,
+        }
+    }
+}
+
+/// Parses one K (at least 1), so a bad K is a usage error.
+pub fn parse_k(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(k) if k >= 1 => Ok(k),
+        _ => Err(format!("K must be a whole number of at least 1, not {s:?}")),
+    }
+}
+
+/// Runs `sidlens eval`.
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let mut ks = args.k.clone();
+    ks.sort_unstable();
+    ks.dedup();
+    if let Some(out) = &args.per_user {
+        ensure_not_input(out, &[&args.index, &args.beams])?;
+    }
+    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let collisions = Collisions::new(&index);
+    let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into());
+    let bar = Bar::new(globals.quiet);
+    let summary = match &args.per_user {
+        None => evaluator.summarize_file(
+            &args.beams,
+            &ks,
+            args.groups.is_some(),
+            &bar,
+            |_, _| Ok(()),
+        )?,
+        Some(out) => {
+            let mut failure = None;
+            let mut summary = None;
+            let written = write_atomically(out, |w| {
+                let result = evaluator.summarize_file(
+                    &args.beams,
+                    &ks,
+                    args.groups.is_some(),
+                    &bar,
+                    |user, outcome| {
+                        report::write_user_line(w, user, outcome, &index, &ks)
+                            .map_err(|e| sidlens::Error::io(out, e))
+                    },
+                );
+                match result {
+                    Ok(s) => {
+                        summary = Some(s);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        Err(std::io::Error::other("evaluation failed"))
+                    }
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e.into());
+            }
+            written?;
+            let summary = summary.context("evaluation produced no summary")?;
+            eprintln!(
+                "wrote the values of {} users to {}",
+                summary.n_users,
+                out.display()
+            );
+            summary
+        }
+    };
+    drop(bar);
+    let collision_rate = collisions.collision_rate();
+    let top = args.groups.map(|n| summary.top_groups(n));
+    if args.json {
+        let doc = EvalJson::new(
+            &summary,
+            collision_rate,
+            top.as_deref(),
+            &index,
+            &collisions,
+        );
+        return print_json(&doc);
+    }
+    let mut out = format!(
+        "{} against {}\n{} users, {}, collision rate {}\n\n",
+        args.beams.display(),
+        args.index.display(),
+        summary.n_users,
+        summary.compat.name(),
+        percent(collision_rate),
+    );
+    out.push_str(&text::render(&report::table(&summary)));
+    out.push('\n');
+    out.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
+    if let Some(top) = &top {
+        out.push('\n');
+        out.push_str(&text::render(&report::groups_table(
+            &summary,
+            top,
+            &index,
+            &collisions,
+        )));
+    }
+    print_text(&out)
+}

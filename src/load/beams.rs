@@ -1,0 +1,1591 @@
+//! Beam outputs of a generative recommender, one record per user: the reference per-user JSON
+//! array (`test.py --save_per_user`) or JSON Lines. Streamed record by record (memory does not
+//! grow with users); SID strings are parsed straight into packed keys.
+
+use std::cell::Cell;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::error::{Error, Place, Result};
+use crate::progress::Progress;
+use crate::sid::{Code, MAX_LEVELS, SidKey};
+
+/// How a beams file is laid out, told by its first non-space byte (`[` or `{`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BeamsFormat {
+    /// One JSON array of records, as the reference `test.py --save_per_user` writes.
+    JsonArray,
+    /// One record per line, so big files stream and a broken line is easy to find.
+    JsonLines,
+}
+
+/// A byte range of [`BeamRecord`]'s text arena (ids and unreadable SIDs), so a record needs
+/// no allocation per string.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    start: u32,
+    end: u32,
+}
+
+/// One SID string of a beams file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BeamSid {
+    /// A well-formed SID: its codes packed as in [`crate::sid::sid_key`], and how many levels.
+    Codes {
+        /// The packed codes.
+        key: SidKey,
+        /// Number of levels written (an index with another L does not contain it).
+        n_levels: u8,
+    },
+    /// Text that is not a SID sidlens can read; kept (spaces removed) because the reference
+    /// compares such strings literally.
+    Unreadable(Span),
+}
+
+/// One user's record, reused from record to record. Beams are in file order; use
+/// [`BeamRecord::scores`] to rank them when the file gives scores.
+#[derive(Debug, Default)]
+pub struct BeamRecord {
+    record: usize,
+    line: usize,
+    beams: Vec<BeamSid>,
+    scores: Vec<f64>,
+    has_scores: bool,
+    has_beams: bool,
+    target: Option<BeamSid>,
+    target_item: Option<Span>,
+    ranked_items: Vec<Span>,
+    has_ranked_items: bool,
+    text: String,
+}
+
+impl BeamRecord {
+    /// Parses one record from JSON text (a line of a JSON Lines file), checked as a file's
+    /// records are; the message says what is wrong.
+    pub fn from_json(text: &str) -> std::result::Result<BeamRecord, String> {
+        let mut rec = BeamRecord::default();
+        parse_line(text.as_bytes(), &mut rec, 0, 1)?;
+        Ok(rec)
+    }
+
+    /// 0-based number of the record in its file.
+    pub fn record(&self) -> usize {
+        self.record
+    }
+
+    /// 1-based line where the record starts (0 when unknown).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The beam SIDs, in file order (empty for a ranked-item record).
+    pub fn beams(&self) -> &[BeamSid] {
+        &self.beams
+    }
+
+    /// The scores of the beams (or ranked items), one each, when the file gives them: the
+    /// list is then ranked by score, highest first.
+    pub fn scores(&self) -> Option<&[f64]> {
+        self.has_scores.then_some(&self.scores[..])
+    }
+
+    /// The target SID string, when given.
+    pub fn target(&self) -> Option<BeamSid> {
+        self.target
+    }
+
+    /// The target item id, when given.
+    pub fn target_item(&self) -> Option<&str> {
+        self.target_item.map(|s| self.span_text(s))
+    }
+
+    /// The ranked item ids of an ordinary recommender's record; `None` for a beam record.
+    pub fn ranked_items(&self) -> Option<impl ExactSizeIterator<Item = &str> + '_> {
+        self.has_ranked_items
+            .then(|| self.ranked_items.iter().map(|&s| self.span_text(s)))
+    }
+
+    /// The text of an unreadable SID (or of any span of this record).
+    pub fn span_text(&self, span: Span) -> &str {
+        &self.text[span.start as usize..span.end as usize]
+    }
+
+    /// Whether two SIDs of this record are the same string (spaces aside), as the reference
+    /// compares them.
+    pub fn same_sid(&self, a: BeamSid, b: BeamSid) -> bool {
+        match (a, b) {
+            (BeamSid::Unreadable(x), BeamSid::Unreadable(y)) => {
+                self.span_text(x) == self.span_text(y)
+            }
+            _ => a == b,
+        }
+    }
+
+    fn clear(&mut self, record: usize, line: usize) {
+        self.record = record;
+        self.line = line;
+        self.beams.clear();
+        self.scores.clear();
+        self.has_scores = false;
+        self.has_beams = false;
+        self.target = None;
+        self.target_item = None;
+        self.ranked_items.clear();
+        self.has_ranked_items = false;
+        self.text.clear();
+    }
+
+    fn push_text(&mut self, s: &str) -> Span {
+        let start = self.text.len() as u32;
+        self.text.push_str(s);
+        Span {
+            start,
+            end: self.text.len() as u32,
+        }
+    }
+
+    fn read_sid(&mut self, s: &str) -> BeamSid {
+        match parse_sid_key(s) {
+            Some((key, n_levels)) => BeamSid::Codes { key, n_levels },
+            None => {
+                let start = self.text.len() as u32;
+                self.text.extend(s.trim().chars().filter(|&c| c != ' '));
+                BeamSid::Unreadable(Span {
+                    start,
+                    end: self.text.len() as u32,
+                })
+            }
+        }
+    }
+
+    /// Checks what the fields say together, once the record is read.
+    fn validate(&self) -> std::result::Result<(), String> {
+        match (self.has_beams, self.has_ranked_items) {
+            (true, true) => {
+                return Err("has both \"beam_sids\" and \"ranked_items\"; give one".into());
+            }
+            (false, false) => {
+                return Err(
+                    "has neither \"beam_sids\" nor \"ranked_items\" (is this a beams file?)".into(),
+                );
+            }
+            _ => {}
+        }
+        if self.has_ranked_items && self.target_item.is_none() {
+            return Err("has \"ranked_items\" but no \"target_item\"".into());
+        }
+        if self.target.is_none() && self.target_item.is_none() {
+            return Err("has no target: neither \"target\" nor \"target_item\" is given".into());
+        }
+        let (listed, what) = if self.has_ranked_items {
+            (self.ranked_items.len(), "ranked items")
+        } else {
+            (self.beams.len(), "beam SIDs")
+        };
+        if self.has_scores && self.scores.len() != listed {
+            return Err(format!(
+                "has {} scores for {listed} {what}",
+                self.scores.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Parses a SID string such as `<a_1><b_2> <c_3><d_4>` (white space anywhere ignored) into
+/// its packed key and number of levels, without allocating; `None` when it is not a SID.
+pub fn parse_sid_key(s: &str) -> Option<(SidKey, u8)> {
+    parse_compact_sid(s.as_bytes()).or_else(|| parse_spaced_sid(s.as_bytes()))
+}
+
+/// The fast path of [`parse_sid_key`]: a SID written without white space, as generators
+/// write them.
+fn parse_compact_sid(b: &[u8]) -> Option<(SidKey, u8)> {
+    let mut i = 0;
+    let mut key: SidKey = 0;
+    let mut level = 0u8;
+    while i < b.len() {
+        if level as usize == MAX_LEVELS || b.get(i..i + 3)? != [b'<', b'a' + level, b'_'] {
+            return None;
+        }
+        i += 3;
+        let start = i;
+        let mut code: u32 = 0;
+        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            code = code * 10 + u32::from(d - b'0');
+            i += 1;
+            if i - start > 5 {
+                return None;
+            }
+        }
+        if i == start || b.get(i) != Some(&b'>') || code > u32::from(Code::MAX) {
+            return None;
+        }
+        i += 1;
+        key = (key << 16) | SidKey::from(code);
+        level += 1;
+    }
+    (level > 0).then_some((key, level))
+}
+
+/// The general path of [`parse_sid_key`], white space allowed anywhere.
+fn parse_spaced_sid(b: &[u8]) -> Option<(SidKey, u8)> {
+    let mut i = 0;
+    let mut key: SidKey = 0;
+    let mut level = 0u8;
+    let skip = |i: &mut usize| {
+        while *i < b.len() && b[*i].is_ascii_whitespace() {
+            *i += 1;
+        }
+    };
+    loop {
+        skip(&mut i);
+        if i == b.len() {
+            break;
+        }
+        if b[i] != b'<' || level as usize == MAX_LEVELS {
+            return None;
+        }
+        i += 1;
+        skip(&mut i);
+        if b.get(i) != Some(&(b'a' + level)) {
+            return None;
+        }
+        i += 1;
+        skip(&mut i);
+        if b.get(i) != Some(&b'_') {
+            return None;
+        }
+        i += 1;
+        let mut code: u32 = 0;
+        let mut digits = 0;
+        loop {
+            skip(&mut i);
+            match b.get(i) {
+                Some(&d) if d.is_ascii_digit() => {
+                    code = code * 10 + u32::from(d - b'0');
+                    if code > u32::from(Code::MAX) {
+                        return None;
+                    }
+                    digits += 1;
+                    i += 1;
+                }
+                Some(b'>') if digits > 0 => {
+                    i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        key = (key << 16) | SidKey::from(code);
+        level += 1;
+    }
+    (level > 0).then_some((key, level))
+}
+
+/// Tells the format of a beams file from its first bytes.
+pub fn detect_format(head: &[u8], path: &Path) -> Result<BeamsFormat> {
+    super::reject_bom(head, path)?;
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => Ok(BeamsFormat::JsonArray),
+        Some(b'{') => Ok(BeamsFormat::JsonLines),
+        Some(_) => Err(Error::data(
+            path,
+            Place::File,
+            "expected a JSON array of records ([{\"beam_sids\": ...}, ...]) or JSON Lines (one record per line)",
+        )),
+        None => Err(Error::data(path, Place::File, "the file is empty")),
+    }
+}
+
+/// Calls `on_record` for every record of the beams file at `path`, in file order, with one
+/// reused [`BeamRecord`]. Returns the number of records. Errors name the file, the record and
+/// its line.
+pub fn for_each_record(
+    path: &Path,
+    progress: &dyn Progress,
+    mut on_record: impl FnMut(&BeamRecord) -> Result<()>,
+) -> Result<usize> {
+    let (format, file) = open(path, progress)?;
+    match format {
+        BeamsFormat::JsonArray => read_array(path, file, progress, &mut on_record),
+        BeamsFormat::JsonLines => {
+            let mut blocks = LineBlocks::new(path, file);
+            let mut block = Block::default();
+            let mut rec = BeamRecord::default();
+            while blocks.next(&mut block, progress)? {
+                for &(record, line, start, end) in &block.lines {
+                    parse_line(&block.bytes[start..end], &mut rec, record, line)
+                        .map_err(|m| record_error(path, record, line, m))?;
+                    on_record(&rec)?;
+                }
+            }
+            blocks.finish()
+        }
+    }
+}
+
+/// Like [`for_each_record`], but `map` runs on several threads (JSON Lines files are parsed
+/// in parallel blocks) while `consume` still sees the results one by one in file order.
+pub fn map_records<T: Send>(
+    path: &Path,
+    progress: &dyn Progress,
+    map: impl Fn(&BeamRecord) -> T + Sync,
+    mut consume: impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    let (format, file) = open(path, progress)?;
+    match format {
+        BeamsFormat::JsonArray => read_array(path, file, progress, &mut |rec| consume(map(rec))),
+        BeamsFormat::JsonLines => std::thread::scope(|scope| {
+            // Three stages overlap: a reader thread fills blocks, the thread pool parses and
+            // maps a block, and this thread consumes the previous block's results in order.
+            let (full_tx, full_rx) = mpsc::sync_channel::<Result<Block>>(1);
+            let (empty_tx, empty_rx) = mpsc::channel::<Block>();
+            for _ in 0..2 {
+                let _ = empty_tx.send(Block::default());
+            }
+            let reader = scope.spawn(move || {
+                let mut blocks = LineBlocks::new(path, file);
+                for mut block in empty_rx {
+                    match blocks.next(&mut block, progress) {
+                        Ok(true) => {
+                            if full_tx.send(Ok(block)).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(false) => break,
+                        Err(e) => {
+                            let _ = full_tx.send(Err(e));
+                            break;
+                        }
+                    }
+                }
+                blocks.finish()
+            });
+            let mut pending: Option<Vec<Vec<T>>> = None;
+            let outcome = (|| -> Result<()> {
+                for block in &full_rx {
+                    let block = block?;
+                    let (parsed, consumed) = match pending.take() {
+                        None => (parse_block(path, &block, &map), Ok(())),
+                        Some(results) => std::thread::scope(|inner| {
+                            let worker = inner.spawn(|| parse_block(path, &block, &map));
+                            let consumed = consume_all(results, &mut consume);
+                            (join(worker), consumed)
+                        }),
+                    };
+                    consumed?;
+                    pending = Some(parsed?);
+                    let _ = empty_tx.send(block);
+                }
+                match pending.take() {
+                    Some(results) => consume_all(results, &mut consume),
+                    None => Ok(()),
+                }
+            })();
+            // Stopping early: closing the channels lets the reader finish.
+            drop(full_rx);
+            drop(empty_tx);
+            let count = join(reader);
+            outcome.and(count)
+        }),
+    }
+}
+
+/// Waits for a scoped thread, passing its panic on.
+fn join<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Parses and maps one block's records in parallel batches, keeping file order.
+fn parse_block<T: Send>(
+    path: &Path,
+    block: &Block,
+    map: &(impl Fn(&BeamRecord) -> T + Sync),
+) -> Result<Vec<Vec<T>>> {
+    block
+        .lines
+        .par_chunks(BATCH_RECORDS)
+        .map(|batch| {
+            let mut rec = BeamRecord::default();
+            batch
+                .iter()
+                .map(|&(record, line, start, end)| {
+                    parse_line(&block.bytes[start..end], &mut rec, record, line)
+                        .map_err(|m| record_error(path, record, line, m))?;
+                    Ok(map(&rec))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn consume_all<T>(batches: Vec<Vec<T>>, consume: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+    for value in batches.into_iter().flatten() {
+        consume(value)?;
+    }
+    Ok(())
+}
+
+/// Records parsed per parallel task.
+const BATCH_RECORDS: usize = 128;
+
+/// Bytes read per block of JSON Lines (a block is split at its last newline).
+const BLOCK_BYTES: usize = 4 << 20;
+
+fn record_error(path: &Path, record: usize, line: usize, message: String) -> Error {
+    Error::data(path, Place::Record { record, line }, message)
+}
+
+fn open(path: &Path, progress: &dyn Progress) -> Result<(BeamsFormat, File)> {
+    if path.is_dir() {
+        return Err(Error::data(path, Place::File, "is a directory, not a file"));
+    }
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut head = Vec::with_capacity(1024);
+    loop {
+        let mut chunk = [0u8; 1024];
+        let n = file.read(&mut chunk).map_err(|e| Error::io(path, e))?;
+        head.extend_from_slice(&chunk[..n]);
+        if n == 0 || head.iter().any(|b| !b.is_ascii_whitespace()) {
+            break;
+        }
+    }
+    let format = detect_format(&head, path)?;
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| Error::io(path, e))?;
+    progress.stage("beams", size);
+    Ok((format, file))
+}
+
+/// Parses one JSON Lines record into `rec`; the message says what is wrong (column included).
+fn parse_line(
+    bytes: &[u8],
+    rec: &mut BeamRecord,
+    record: usize,
+    line: usize,
+) -> std::result::Result<(), String> {
+    rec.clear(record, line);
+    let text = if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8 (checked just above, much faster than `from_utf8`).
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    } else {
+        std::str::from_utf8(bytes).map_err(|e| {
+            format!(
+                "invalid UTF-8 at column {} (JSON text must be UTF-8)",
+                e.valid_up_to() + 1
+            )
+        })?
+    };
+    if !parse_plain_record(text, rec) {
+        rec.clear(record, line);
+        parse_with_serde(text, rec)?;
+    }
+    rec.validate()
+}
+
+/// Reads one record with serde (any valid JSON); the message says what is wrong.
+fn parse_with_serde(text: &str, rec: &mut BeamRecord) -> std::result::Result<(), String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    RecordSeed {
+        rec: &mut *rec,
+        lines: None,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end())
+    .map_err(|e| {
+        let text = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = text.strip_suffix(&suffix).unwrap_or(&text);
+        if e.is_eof() {
+            format!("{message} (a JSON Lines record must fit on one line)")
+        } else {
+            format!("{message} (column {})", e.column())
+        }
+    })
+}
+
+/// The fast path of [`parse_line`] for the records generators usually write: an object whose
+/// keys are `beam_sids` (a list of strings), `target` (string or null) and `target_item`
+/// (string, non-negative integer or null), strings without escapes. Fills `rec` exactly as
+/// the serde path would and returns `true`; returns `false` at anything else (other fields,
+/// escapes, malformed JSON), and the serde path then reads the line and reports any error.
+fn parse_plain_record(text: &str, rec: &mut BeamRecord) -> bool {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return false;
+    }
+    i += 1;
+    let mut seen = 0u8;
+    loop {
+        ws(&mut i);
+        let Some(key) = plain_string(text, &mut i) else {
+            return false;
+        };
+        ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return false;
+        }
+        i += 1;
+        ws(&mut i);
+        let bit = match key {
+            "beam_sids" => 1,
+            "target" => 2,
+            "target_item" => 4,
+            _ => return false,
+        };
+        if seen & bit != 0 {
+            return false;
+        }
+        seen |= bit;
+        let ok = match key {
+            "beam_sids" => {
+                rec.has_beams = true;
+                plain_sid_list(text, &mut i, rec)
+            }
+            "target" => match plain_string(text, &mut i) {
+                Some(sid) => {
+                    rec.target = Some(rec.read_sid(sid));
+                    true
+                }
+                None => plain_null(b, &mut i),
+            },
+            _ => match plain_string(text, &mut i).or_else(|| plain_integer(text, &mut i)) {
+                Some(id) => {
+                    rec.target_item = Some(rec.push_text(id));
+                    true
+                }
+                None => plain_null(b, &mut i),
+            },
+        };
+        if !ok {
+            return false;
+        }
+        ws(&mut i);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => {
+                i += 1;
+                ws(&mut i);
+                return i == b.len();
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A JSON string without escapes or control characters at byte `*i`, moving past it.
+fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
+    let b = text.as_bytes();
+    if b.get(*i) != Some(&b'"') {
+        return None;
+    }
+    let start = *i + 1;
+    let len = memchr::memchr2(b'"', b'\\', &b[start..])?;
+    let body = &b[start..start + len];
+    if b[start + len] != b'"' || body.iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+        return None;
+    }
+    *i = start + len + 1;
+    // Quotes are ASCII, so both ends are character boundaries.
+    text.get(start..start + len)
+}
+
+/// A non-negative JSON integer that fits in `u64`, written as JSON allows (no leading zero).
+fn plain_integer<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
+    let b = text.as_bytes();
+    let start = *i;
+    let len = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let digits = &b[start..start + len];
+    let follows = b.get(start + len).copied();
+    if len == 0
+        || len > 19
+        || (len > 1 && digits[0] == b'0')
+        || matches!(follows, Some(b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    *i = start + len;
+    text.get(start..start + len)
+}
+
+fn plain_null(b: &[u8], i: &mut usize) -> bool {
+    if b[*i..].starts_with(b"null") {
+        *i += 4;
+        true
+    } else {
+        false
+    }
+}
+
+/// `["<a_1>...", ...]`: each string read as a beam SID.
+fn plain_sid_list(text: &str, i: &mut usize, rec: &mut BeamRecord) -> bool {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    if b.get(*i) != Some(&b'[') {
+        return false;
+    }
+    *i += 1;
+    ws(i);
+    if b.get(*i) == Some(&b']') {
+        *i += 1;
+        return true;
+    }
+    loop {
+        ws(i);
+        let Some(sid) = plain_string(text, i) else {
+            return false;
+        };
+        let sid = rec.read_sid(sid);
+        rec.beams.push(sid);
+        ws(i);
+        match b.get(*i) {
+            Some(b',') => *i += 1,
+            Some(b']') => {
+                *i += 1;
+                return true;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Whole lines of a JSON Lines file, about [`BLOCK_BYTES`] at a time.
+#[derive(Default)]
+struct Block {
+    bytes: Vec<u8>,
+    /// Non-blank lines: (record, 1-based line, start, end) in `bytes`.
+    lines: Vec<(usize, usize, usize, usize)>,
+}
+
+/// Reads a JSON Lines file block by block, numbering records and lines.
+struct LineBlocks<'a> {
+    path: &'a Path,
+    file: File,
+    carry: Vec<u8>,
+    next_line: usize,
+    next_record: usize,
+    eof: bool,
+}
+
+impl<'a> LineBlocks<'a> {
+    fn new(path: &'a Path, file: File) -> Self {
+        LineBlocks {
+            path,
+            file,
+            carry: Vec::new(),
+            next_line: 1,
+            next_record: 0,
+            eof: false,
+        }
+    }
+
+    /// Fills `block` with the next whole lines; `false` once the file is done.
+    fn next(&mut self, block: &mut Block, progress: &dyn Progress) -> Result<bool> {
+        if progress.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        block.bytes.clear();
+        block.lines.clear();
+        block.bytes.append(&mut self.carry);
+        let cut = loop {
+            if self.eof {
+                break block.bytes.len();
+            }
+            let before = block.bytes.len();
+            block.bytes.resize(before + BLOCK_BYTES, 0);
+            let n = self
+                .file
+                .read(&mut block.bytes[before..])
+                .map_err(|e| Error::io(self.path, e))?;
+            block.bytes.truncate(before + n);
+            progress.advance(n as u64);
+            if n == 0 {
+                self.eof = true;
+            } else if block.bytes.len() >= BLOCK_BYTES
+                && let Some(p) = memchr::memrchr(b'\n', &block.bytes)
+            {
+                break p + 1;
+            }
+        };
+        self.carry.extend_from_slice(&block.bytes[cut..]);
+        block.bytes.truncate(cut);
+        let bytes = &block.bytes;
+        let mut start = 0;
+        let last = (cut > 0 && bytes[cut - 1] != b'\n').then_some(cut);
+        for end in memchr::memchr_iter(b'\n', bytes).chain(last) {
+            let line = self.next_line;
+            self.next_line += 1;
+            if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+                block.lines.push((self.next_record, line, start, end));
+                self.next_record += 1;
+            }
+            start = end + 1;
+        }
+        Ok(!(self.eof && bytes.is_empty()))
+    }
+
+    /// The number of records, or an error for a file without any.
+    fn finish(&self) -> Result<usize> {
+        if self.next_record == 0 {
+            return Err(Error::data(self.path, Place::File, "holds no records"));
+        }
+        Ok(self.next_record)
+    }
+}
+
+/// Reads a JSON array of records with a `SeqAccess` visitor, one record at a time.
+fn read_array(
+    path: &Path,
+    file: File,
+    progress: &dyn Progress,
+    on_record: &mut dyn FnMut(&BeamRecord) -> Result<()>,
+) -> Result<usize> {
+    let lines = Cell::new(1);
+    let reader = CountingReader {
+        inner: BufReader::with_capacity(1 << 16, file),
+        lines: &lines,
+        unreported: 0,
+        progress,
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut rec = BeamRecord::default();
+    let mut failure = None;
+    let mut count = 0;
+    let result = ArraySeed {
+        path,
+        rec: &mut rec,
+        on_record,
+        failure: &mut failure,
+        count: &mut count,
+        lines: &lines,
+        progress,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if let Err(e) = result {
+        if e.is_io() {
+            return Err(Error::io(path, io::Error::other(e.to_string())));
+        }
+        let text = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = text.strip_suffix(&suffix).unwrap_or(&text);
+        let message = if e.is_eof() {
+            format!("unexpected end of file ({message}); is the file truncated?")
+        } else {
+            format!("{message} (column {})", e.column())
+        };
+        return Err(record_error(path, count, e.line(), message));
+    }
+    if count == 0 {
+        return Err(Error::data(path, Place::File, "holds no records"));
+    }
+    Ok(count)
+}
+
+/// Passes bytes through, counting newlines (for record line numbers) and reporting progress.
+struct CountingReader<'a, R> {
+    inner: R,
+    lines: &'a Cell<usize>,
+    unreported: u64,
+    progress: &'a dyn Progress,
+}
+
+impl<R: Read> Read for CountingReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let newlines = buf[..n].iter().filter(|&&b| b == b'\n').count();
+        self.lines.set(self.lines.get() + newlines);
+        self.unreported += n as u64;
+        if self.unreported >= 1 << 20 {
+            self.progress.advance(self.unreported);
+            self.unreported = 0;
+        }
+        Ok(n)
+    }
+}
+
+struct ArraySeed<'a, 'f> {
+    path: &'a Path,
+    rec: &'a mut BeamRecord,
+    on_record: &'a mut (dyn FnMut(&BeamRecord) -> Result<()> + 'f),
+    failure: &'a mut Option<Error>,
+    count: &'a mut usize,
+    lines: &'a Cell<usize>,
+    progress: &'a dyn Progress,
+}
+
+impl<'de> DeserializeSeed<'de> for ArraySeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArraySeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON array of records")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        loop {
+            let record = *self.count;
+            self.rec.clear(record, self.lines.get());
+            let seed = RecordSeed {
+                rec: &mut *self.rec,
+                lines: Some(self.lines),
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                return Ok(());
+            }
+            let outcome = if self.progress.cancelled() {
+                Err(Error::Cancelled)
+            } else {
+                self.rec
+                    .validate()
+                    .map_err(|m| record_error(self.path, record, self.rec.line, m))
+                    .and_then(|()| (self.on_record)(self.rec))
+            };
+            if let Err(e) = outcome {
+                *self.failure = Some(e);
+                return Err(de::Error::custom("stopped"));
+            }
+            *self.count += 1;
+        }
+    }
+}
+
+/// Deserialises one record object into a [`BeamRecord`].
+struct RecordSeed<'a> {
+    rec: &'a mut BeamRecord,
+    lines: Option<&'a Cell<usize>>,
+}
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    BeamSids,
+    Target,
+    TargetItem,
+    Scores,
+    RankedItems,
+    Other,
+}
+
+impl Field {
+    fn name(self) -> &'static str {
+        match self {
+            Field::BeamSids => "beam_sids",
+            Field::Target => "target",
+            Field::TargetItem => "target_item",
+            Field::Scores => "scores",
+            Field::RankedItems => "ranked_items",
+            Field::Other => "",
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a record object such as {\"beam_sids\": [...], \"target\": \"<a_1>...\"}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let rec = self.rec;
+        if let Some(lines) = self.lines {
+            rec.line = lines.get();
+        }
+        let mut seen = 0u8;
+        while let Some(field) = map.next_key_seed(FieldSeed)? {
+            if field != Field::Other {
+                let bit = 1 << field as u8;
+                if seen & bit != 0 {
+                    return Err(de::Error::custom(format_args!(
+                        "field \"{}\" appears twice",
+                        field.name()
+                    )));
+                }
+                seen |= bit;
+            }
+            match field {
+                Field::BeamSids => {
+                    rec.has_beams = true;
+                    map.next_value_seed(ListSeed {
+                        rec: &mut *rec,
+                        field,
+                    })?;
+                }
+                Field::RankedItems => {
+                    rec.has_ranked_items = true;
+                    map.next_value_seed(ListSeed {
+                        rec: &mut *rec,
+                        field,
+                    })?;
+                }
+                Field::Scores => {
+                    rec.has_scores = true;
+                    map.next_value_seed(ListSeed {
+                        rec: &mut *rec,
+                        field,
+                    })?;
+                }
+                Field::Target => map.next_value_seed(ValueSeed {
+                    rec: &mut *rec,
+                    field,
+                    index: None,
+                })?,
+                Field::TargetItem => map.next_value_seed(ValueSeed {
+                    rec: &mut *rec,
+                    field,
+                    index: None,
+                })?,
+                Field::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct FieldSeed;
+
+impl<'de> DeserializeSeed<'de> for FieldSeed {
+    type Value = Field;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Field, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldSeed {
+    type Value = Field;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Field, E> {
+        Ok(match name {
+            "beam_sids" => Field::BeamSids,
+            "target" => Field::Target,
+            "target_item" => Field::TargetItem,
+            "scores" => Field::Scores,
+            "ranked_items" => Field::RankedItems,
+            _ => Field::Other,
+        })
+    }
+}
+
+/// A list field: `beam_sids`, `scores` or `ranked_items`.
+struct ListSeed<'a> {
+    rec: &'a mut BeamRecord,
+    field: Field,
+}
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.field {
+            Field::Scores => write!(f, "\"scores\" as a list of numbers"),
+            Field::RankedItems => write!(f, "\"ranked_items\" as a list of item ids"),
+            _ => write!(f, "\"beam_sids\" as a list of SID strings"),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        while seq
+            .next_element_seed(ValueSeed {
+                rec: &mut *self.rec,
+                field: self.field,
+                index: Some(index),
+            })?
+            .is_some()
+        {
+            index += 1;
+        }
+        Ok(())
+    }
+}
+
+/// One scalar: a SID string, a score, or an item id (string or integer), stored in the
+/// record according to `field`; `index` is its place in a list field.
+struct ValueSeed<'a> {
+    rec: &'a mut BeamRecord,
+    field: Field,
+    index: Option<usize>,
+}
+
+impl ValueSeed<'_> {
+    fn place(&self) -> String {
+        match self.index {
+            Some(i) => format!("{}[{i}]", self.field.name()),
+            None => self.field.name().to_string(),
+        }
+    }
+
+    fn store_id<E: de::Error>(self, id: &str) -> Result<(), E> {
+        match self.field {
+            Field::TargetItem => {
+                self.rec.target_item = Some(self.rec.push_text(id));
+                Ok(())
+            }
+            Field::RankedItems => {
+                let span = self.rec.push_text(id);
+                self.rec.ranked_items.push(span);
+                Ok(())
+            }
+            _ => Err(self.wrong("an item id")),
+        }
+    }
+
+    fn wrong<E: de::Error>(&self, what: &str) -> E {
+        let want = match self.field {
+            Field::BeamSids | Field::Target => "a SID string",
+            Field::Scores => "a number",
+            _ => "an item id (string or integer)",
+        };
+        E::custom(format_args!("{} is {what}, expected {want}", self.place()))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a value for {}", self.place())
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        match self.field {
+            Field::BeamSids => {
+                let sid = self.rec.read_sid(s);
+                self.rec.beams.push(sid);
+                Ok(())
+            }
+            Field::Target => {
+                self.rec.target = Some(self.rec.read_sid(s));
+                Ok(())
+            }
+            Field::Scores => Err(self.wrong("a string")),
+            _ => self.store_id(s),
+        }
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        match self.field {
+            Field::Scores => {
+                self.rec.scores.push(v as f64);
+                Ok(())
+            }
+            Field::TargetItem | Field::RankedItems => self.store_id(&v.to_string()),
+            _ => Err(self.wrong("a number")),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        match self.field {
+            Field::Scores => {
+                self.rec.scores.push(v as f64);
+                Ok(())
+            }
+            Field::TargetItem | Field::RankedItems => self.store_id(&v.to_string()),
+            _ => Err(self.wrong("a number")),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        match self.field {
+            Field::Scores => {
+                self.rec.scores.push(v);
+                Ok(())
+            }
+            _ => Err(self.wrong("a fractional number")),
+        }
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        match (self.field, self.index) {
+            (Field::Target | Field::TargetItem, None) => Ok(()),
+            _ => Err(self.wrong("null")),
+        }
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Err(self.wrong("a boolean"))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Err(self.wrong("a list"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Err(self.wrong("an object"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+    use crate::sid::sid_key;
+    use proptest::prelude::*;
+
+    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn collect(path: &Path) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for_each_record(path, &NoProgress, |r| {
+            out.push(format!(
+                "{}@{} beams={:?} scores={:?} target={:?} item={:?} ranked={:?}",
+                r.record(),
+                r.line(),
+                r.beams()
+                    .iter()
+                    .map(|&b| match b {
+                        BeamSid::Codes { key, n_levels } => format!("{key:x}/{n_levels}"),
+                        BeamSid::Unreadable(s) => format!("?{}", r.span_text(s)),
+                    })
+                    .collect::<Vec<_>>(),
+                r.scores(),
+                r.target().is_some(),
+                r.target_item(),
+                r.ranked_items().map(|i| i.collect::<Vec<_>>()),
+            ));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn sid_strings_parse_into_keys() {
+        assert_eq!(
+            parse_sid_key("<a_1><b_2><c_3><d_4>"),
+            Some((sid_key(&[1, 2, 3, 4]), 4))
+        );
+        assert_eq!(
+            parse_sid_key(" <a_1> <b_ 65535 >\t"),
+            Some((sid_key(&[1, 65535]), 2))
+        );
+        assert_eq!(
+            parse_sid_key("<a_000001><b_65535>"),
+            Some((sid_key(&[1, 65535]), 2))
+        );
+        for bad in [
+            "",
+            "  ",
+            "<a_1><c_2>",
+            "<b_1>",
+            "<a_>",
+            "<a_65536>",
+            "<a_1",
+            "a_1>",
+            "<a_1>x",
+            "<a_-1>",
+            "<a_1><b_70000>",
+            "<a_1>>",
+            "<a_1><a_1>",
+            "<a_1><b_1><c_1><d_1><e_1><f_1><g_1><h_1><i_1>",
+        ] {
+            assert_eq!(parse_sid_key(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn array_and_lines_give_the_same_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = [
+            r#"{"beam_sids": ["<a_1><b_2>", "<a_1> <b_3>", "junk x"], "target": "<a_1><b_3>", "extra": {"x": [1]}}"#,
+            r#"{"beam_sids": [], "target": null, "target_item": 7}"#,
+            r#"{"ranked_items": ["5", 6], "target_item": "6", "scores": [0.5, 1]}"#,
+            r#"{"beam_sids": ["<a_1><b_2>"], "scores": [-1.5], "target_item": "x"}"#,
+        ];
+        let array = write(&dir, "b.json", &format!("[\n{}\n]", records.join(",\n")));
+        let lines = write(
+            &dir,
+            "b.jsonl",
+            &format!(
+                "{}\n\n{}\n",
+                records[..2].join("\n"),
+                records[2..].join("\n")
+            ),
+        );
+        let a = collect(&array).unwrap();
+        let l = collect(&lines).unwrap();
+        assert_eq!(a.len(), 4);
+        assert_eq!(
+            a[0],
+            "0@2 beams=[\"10002/2\", \"10003/2\", \"?junkx\"] scores=None target=true item=None ranked=None"
+        );
+        assert_eq!(
+            a[2],
+            "2@4 beams=[] scores=Some([0.5, 1.0]) target=false item=Some(\"6\") ranked=Some([\"5\", \"6\"])"
+        );
+        let strip_line = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .map(|s| s.split_once(' ').unwrap().1.to_string())
+                .collect()
+        };
+        assert_eq!(strip_line(&a), strip_line(&l));
+        assert!(l[2].starts_with("2@4 "), "{}", l[2]);
+        assert!(l[3].starts_with("3@5 "), "{}", l[3]);
+    }
+
+    /// Everything a record holds, for comparing two parses.
+    fn dump(r: &BeamRecord) -> String {
+        let sid = |b: BeamSid| match b {
+            BeamSid::Codes { key, n_levels } => format!("{key:x}/{n_levels}"),
+            BeamSid::Unreadable(s) => format!("?{}", r.span_text(s)),
+        };
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {}",
+            r.beams().iter().map(|&b| sid(b)).collect::<Vec<_>>(),
+            r.target().map(sid),
+            r.target_item(),
+            r.scores(),
+            r.ranked_items().map(|i| i.collect::<Vec<_>>()),
+            r.has_beams
+        )
+    }
+
+    /// The fast path either declines or reads exactly what serde reads.
+    fn fast_equals_serde(text: &str) -> std::result::Result<bool, TestCaseError> {
+        let mut fast = BeamRecord::default();
+        let taken = parse_plain_record(text, &mut fast);
+        let mut slow = BeamRecord::default();
+        let serde = parse_with_serde(text, &mut slow);
+        if taken {
+            prop_assert!(serde.is_ok(), "fast path took what serde rejects: {text}");
+            prop_assert_eq!(dump(&fast), dump(&slow), "{}", text);
+        }
+        Ok(taken)
+    }
+
+    #[test]
+    fn fast_path_covers_plain_records_and_declines_the_rest() {
+        for (text, taken) in [
+            (
+                r#"{"beam_sids": ["<a_1><b_2>", "x y"], "target": "<a_1>", "target_item": "7"}"#,
+                true,
+            ),
+            (
+                r#" { "target_item" : 12 , "beam_sids":[ ] ,"target":null } "#,
+                true,
+            ),
+            (
+                r#"{"beam_sids": ["é<a_1>"], "target_item": null, "target": "t"}"#,
+                true,
+            ),
+            (r#"{"beam_sids": ["\u003ca_1>"], "target": "<a_1>"}"#, false),
+            (
+                r#"{"beam_sids": [], "target": "<a_1>", "scores": []}"#,
+                false,
+            ),
+            (r#"{"beam_sids": [], "target": "<a_1>", "x": 1}"#, false),
+            (r#"{"beam_sids": [], "target_item": 012}"#, false),
+            (r#"{"beam_sids": [], "target_item": 1.5}"#, false),
+            (r#"{"beam_sids": [], "target_item": -1}"#, false),
+            (
+                r#"{"beam_sids": [], "target_item": 12345678901234567890}"#,
+                false,
+            ),
+            (r#"{"beam_sids": ["a",], "target": "b"}"#, false),
+            (r#"{"beam_sids": [], "target": "b",}"#, false),
+            (
+                r#"{"beam_sids": [], "beam_sids": [], "target": "b"}"#,
+                false,
+            ),
+            (r#"{"beam_sids": [], "target": "b"} x"#, false),
+            (r#"{"beam_sids": [], "target": nul}"#, false),
+            (r#"{"beam_sids": [], "target": "a	b"}"#, false),
+            ("{}", false),
+        ] {
+            assert_eq!(fast_equals_serde(text).unwrap(), taken, "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Random plain records in any key order and spacing, and random one-byte damage.
+        #[test]
+        fn fast_path_agrees_with_serde(
+            fields in proptest::sample::subsequence(vec![0usize, 1, 2], 0..=3),
+            order in proptest::collection::vec(0usize..3, 3),
+            sids in proptest::collection::vec("[<>a-d_0-9 é]{0,12}", 0..4),
+            item in proptest::prop_oneof![
+                proptest::strategy::Just("null".to_string()),
+                "[0-9]{1,21}",
+                "\"[a-z0-9 ]{0,5}\"",
+            ],
+            space in "[ \t]{0,2}",
+            damage in proptest::option::of((0usize..200, proptest::num::u8::ANY)),
+        ) {
+            let mut fields = fields;
+            fields.sort_by_key(|&f| order[f]);
+            let parts: Vec<String> = fields
+                .iter()
+                .map(|&f| match f {
+                    0 => format!(
+                        "\"beam_sids\":{space}[{}]",
+                        sids.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(&format!(",{space}"))
+                    ),
+                    1 => format!("\"target\":{space}{}", sids.first().map_or("null".to_string(), |s| format!("\"{s}\""))),
+                    _ => format!("\"target_item\"{space}:{item}"),
+                })
+                .collect();
+            let mut text = format!("{space}{{{}}}{space}", parts.join(&format!("{space},")));
+            fast_equals_serde(&text)?;
+            if let Some((at, byte)) = damage {
+                let mut bytes = text.into_bytes();
+                let at = at % bytes.len();
+                bytes[at] = byte;
+                text = String::from_utf8_lossy(&bytes).into_owned();
+                fast_equals_serde(&text)?;
+            }
+        }
+    }
+
+    #[test]
+    fn unreadable_sids_compare_as_text() {
+        let mut rec = BeamRecord::default();
+        let a = rec.read_sid(" <a_1> <b_x>");
+        let b = rec.read_sid("<a_1><b_x> ");
+        let c = rec.read_sid("<a_1><b_y>");
+        assert!(rec.same_sid(a, b));
+        assert!(!rec.same_sid(a, c));
+        assert!(matches!(a, BeamSid::Unreadable(s) if rec.span_text(s) == "<a_1><b_x>"));
+    }
+
+    fn error_of(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+        let p = write(dir, name, text);
+        collect(&p).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_name_file_record_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = error_of(
+            &dir,
+            "a.jsonl",
+            "{\"beam_sids\": [], \"target\": \"<a_1>\"}\n\n{\"beam_sids\": [3], \"target\": \"<a_1>\"}\n",
+        );
+        assert!(
+            e.contains(
+                "a.jsonl: record 1 (line 3): beam_sids[0] is a number, expected a SID string"
+            ),
+            "{e}"
+        );
+        let e = error_of(&dir, "b.jsonl", "{\"beam_sids\": []}\n");
+        assert!(e.contains("record 0 (line 1): has no target"), "{e}");
+        let e = error_of(
+            &dir,
+            "c.json",
+            "[{\"beam_sids\": [], \"target\": \"<a_1>\"},\n {\"beam_sids\": []}]",
+        );
+        assert!(
+            e.contains("c.json: record 1 (line 2): has no target"),
+            "{e}"
+        );
+        let e = error_of(
+            &dir,
+            "d.json",
+            "[{\"beam_sids\": [], \"target\": \"<a_1>\"},\n {\"beam_sids\": [\"<a_1>\"",
+        );
+        assert!(
+            e.contains("d.json: record 1 (line 2): unexpected end of file"),
+            "{e}"
+        );
+        let e = error_of(
+            &dir,
+            "e.jsonl",
+            "{\"beam_sids\": [\n\"<a_1>\"], \"target\": \"<a_1>\"}\n",
+        );
+        assert!(
+            e.contains("record 0 (line 1)") && e.contains("must fit on one line"),
+            "{e}"
+        );
+        let e = error_of(
+            &dir,
+            "f.jsonl",
+            "{\"beam_sids\": [\"<a_1>\"], \"scores\": [1, 2], \"target\": \"<a_1>\"}",
+        );
+        assert!(e.contains("has 2 scores for 1 beam SIDs"), "{e}");
+        let e = error_of(&dir, "g.jsonl", "{\"ranked_items\": [1]}");
+        assert!(e.contains("no \"target_item\""), "{e}");
+        let e = error_of(
+            &dir,
+            "h.jsonl",
+            "{\"beam_sids\": [], \"beam_sids\": [], \"target\": \"<a_1>\"}",
+        );
+        assert!(e.contains("\"beam_sids\" appears twice"), "{e}");
+        let e = error_of(&dir, "i.json", "[]");
+        assert!(e.contains("holds no records"), "{e}");
+        let e = error_of(&dir, "j.json", "  \n");
+        assert!(e.contains("the file is empty"), "{e}");
+        let e = error_of(&dir, "k.json", "\u{feff}[]");
+        assert!(e.contains("byte-order mark"), "{e}");
+        let e = error_of(&dir, "l.json", "\"x\"");
+        assert!(e.contains("expected a JSON array"), "{e}");
+        let e = error_of(
+            &dir,
+            "m.jsonl",
+            "{\"beam_sids\": [], \"target\": \"<a_1>\"}\n{\"beam_sids\": [], \"target\": 5}",
+        );
+        assert!(e.contains("record 1 (line 2): target is a number"), "{e}");
+        let e = error_of(&dir, "n.jsonl", "{\"beam_sids\": [], \"target_item\": 1.5}");
+        assert!(e.contains("target_item is a fractional number"), "{e}");
+        let e = error_of(
+            &dir,
+            "o.jsonl",
+            "{\"beam_sids\": [], \"ranked_items\": [], \"target_item\": 1}",
+        );
+        assert!(e.contains("has both"), "{e}");
+        assert!(
+            collect(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("is a directory")
+        );
+        let missing = dir.path().join("missing.json");
+        assert!(
+            collect(&missing)
+                .unwrap_err()
+                .to_string()
+                .contains("missing.json")
+        );
+    }
+
+    #[test]
+    fn errors_in_later_blocks_stop_the_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let pad = "y".repeat(4000);
+        let mut text = String::new();
+        for i in 0..5000 {
+            if i == 3000 {
+                text.push_str("{\"beam_sids\": [1]}\n");
+            } else {
+                text.push_str(&format!(
+                    "{{\"beam_sids\": [], \"target_item\": {i}, \"pad\": \"{pad}\"}}\n"
+                ));
+            }
+        }
+        let p = write(&dir, "bad.jsonl", &text);
+        let mut seen = 0;
+        let e = map_records(
+            &p,
+            &NoProgress,
+            |r| r.record(),
+            |_| {
+                seen += 1;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("record 3000 (line 3001): beam_sids[0] is a number"),
+            "{e}"
+        );
+        assert!(seen <= 3000);
+        let e = map_records(
+            &p,
+            &NoProgress,
+            |r| r.record(),
+            |record| {
+                if record == 1234 {
+                    Err(Error::Invalid("stop here".into()))
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "stop here");
+        struct Stop;
+        impl Progress for Stop {
+            fn stage(&self, _: &str, _: u64) {}
+            fn advance(&self, _: u64) {}
+            fn cancelled(&self) -> bool {
+                true
+            }
+        }
+        let e = map_records(&p, &Stop, |r| r.record(), |_| Ok(())).unwrap_err();
+        assert!(matches!(e, Error::Cancelled), "{e}");
+    }
+
+    #[test]
+    fn parallel_map_keeps_file_order_across_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 3000;
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!(
+                "{{\"beam_sids\": [\"<a_{}><b_1>\"], \"target_item\": {i}, \"pad\": \"{}\"}}\n",
+                i % 60000,
+                "x".repeat(i % 7 * 1000)
+            ));
+        }
+        let p = write(&dir, "big.jsonl", &text);
+        let mut seen = Vec::new();
+        let count = map_records(
+            &p,
+            &NoProgress,
+            |r| (r.record(), r.line(), r.target_item().unwrap().to_string()),
+            |v| {
+                seen.push(v);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(count, n);
+        for (i, (record, line, item)) in seen.into_iter().enumerate() {
+            assert_eq!((record, line, item), (i, i + 1, i.to_string()));
+        }
+    }
+}

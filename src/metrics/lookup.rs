@@ -1,0 +1,306 @@
+//! SID → collision group lookups for the evaluator: an open-addressing hash table whose
+//! slots hold the group and its size, with prefetching so that a beam list's cache misses
+//! overlap.
+
+use rayon::prelude::*;
+
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::load::beams::BeamSid;
+use crate::sid::SidKey;
+
+/// A beam SID found in the index: its collision group and the group's size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Found {
+    pub(super) group: u32,
+    pub(super) size: u32,
+}
+
+/// SID → (collision group, group size), as an open-addressing hash table: one cache line per
+/// beam SID on the hot path. Keys are re-packed with as few bits per level as V needs.
+pub(super) struct SidLookup {
+    repack: Repack,
+    table: Table,
+}
+
+/// How keys are re-packed: `bits` per level, for SIDs of `n_levels` codes below V.
+#[derive(Clone, Copy)]
+struct Repack {
+    n_levels: u8,
+    codebook_size: u32,
+    bits: u32,
+}
+
+impl Repack {
+    /// The key with `bits` per level, or `None` when a code is not below V.
+    fn apply(self, key: SidKey) -> Option<u128> {
+        let mut packed = 0u128;
+        for level in 0..self.n_levels {
+            let code = ((key >> (16 * u32::from(self.n_levels - 1 - level))) & 0xFFFF) as u32;
+            if code >= self.codebook_size {
+                return None;
+            }
+            packed = (packed << self.bits) | u128::from(code);
+        }
+        Some(packed)
+    }
+}
+
+enum Table {
+    Narrow(Slots<u64>),
+    Wide(Slots<u128>),
+}
+
+struct Slots<K> {
+    shift: u32,
+    slots: Vec<Slot<K>>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot<K> {
+    key: K,
+    group: u32,
+    size: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// Asks the CPU to start loading `value`'s cache line (a hint; no effect on results).
+#[inline]
+pub(super) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
+        // the address; `value` is a live reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+trait SlotKey: Copy + Eq + Default {
+    fn hash(self) -> u64;
+}
+
+impl SlotKey for u64 {
+    fn hash(self) -> u64 {
+        (self ^ (self >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+impl SlotKey for u128 {
+    fn hash(self) -> u64 {
+        ((self as u64) ^ ((self >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).hash()
+    }
+}
+
+impl<K: SlotKey> Slots<K> {
+    fn new(n: usize) -> Self {
+        let capacity = (2 * n).next_power_of_two().max(16);
+        Slots {
+            shift: 64 - capacity.trailing_zeros(),
+            slots: vec![
+                Slot {
+                    key: K::default(),
+                    group: EMPTY,
+                    size: 0,
+                };
+                capacity
+            ],
+        }
+    }
+
+    fn home(&self, key: K) -> usize {
+        (key.hash() >> self.shift) as usize
+    }
+
+    /// Inserts groups `0..n` (`entry(g)` gives the key and size), prefetching a few inserts
+    /// ahead so that the random writes overlap.
+    fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync)
+    where
+        K: Send + Sync,
+    {
+        const AHEAD: usize = 16;
+        let this = &*self;
+        let entries: Vec<(K, u32, u32)> = (0..n as u32)
+            .into_par_iter()
+            .map(|g| {
+                let (key, size) = entry(g);
+                (key, size, this.home(key) as u32)
+            })
+            .collect();
+        let mask = self.slots.len() - 1;
+        for (g, &(key, size, home)) in entries.iter().enumerate() {
+            if let Some(&(_, _, next)) = entries.get(g + AHEAD) {
+                prefetch(&self.slots[next as usize]);
+            }
+            let mut i = home as usize;
+            while self.slots[i].group != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = Slot {
+                key,
+                group: g as u32,
+                size,
+            };
+        }
+    }
+
+    fn probe(&self, key: K, home: usize) -> Option<Found> {
+        let mask = self.slots.len() - 1;
+        let mut i = home;
+        loop {
+            let slot = &self.slots[i];
+            if slot.group == EMPTY {
+                return None;
+            }
+            if slot.key == key {
+                return Some(Found {
+                    group: slot.group,
+                    size: slot.size,
+                });
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
+impl SidLookup {
+    pub(super) fn new(index: &SidIndex, collisions: &Collisions) -> Self {
+        let codebook_size = index.codebook_size() as u32;
+        let bits = u32::BITS - (codebook_size.max(2) - 1).leading_zeros();
+        let n_levels = index.n_levels() as u8;
+        let repack = Repack {
+            n_levels,
+            codebook_size,
+            bits,
+        };
+        let n = collisions.n_groups();
+        let entry = |g: u32| {
+            let key = repack
+                .apply(collisions.key(g))
+                .expect("index codes are below V");
+            (key, collisions.size(g))
+        };
+        let table = if bits * u32::from(n_levels) <= 64 {
+            let mut t = Slots::new(n);
+            t.fill(n, |g| {
+                let (key, size) = entry(g);
+                (key as u64, size)
+            });
+            Table::Narrow(t)
+        } else {
+            let mut t = Slots::new(n);
+            t.fill(n, entry);
+            Table::Wide(t)
+        };
+        SidLookup { repack, table }
+    }
+
+    /// The repacked key of a beam SID and its home slot, when it can be in the index.
+    fn home(&self, sid: BeamSid) -> Option<(u128, usize)> {
+        let BeamSid::Codes { key, n_levels } = sid else {
+            return None;
+        };
+        if n_levels != self.repack.n_levels {
+            return None;
+        }
+        let packed = self.repack.apply(key)?;
+        Some(match &self.table {
+            Table::Narrow(t) => (packed, t.home(packed as u64)),
+            Table::Wide(t) => (packed, t.home(packed)),
+        })
+    }
+
+    fn probe(&self, packed: u128, home: usize) -> Option<Found> {
+        match &self.table {
+            Table::Narrow(t) => t.probe(packed as u64, home),
+            Table::Wide(t) => t.probe(packed, home),
+        }
+    }
+
+    /// The group of a beam SID, when the index has that SID.
+    pub(super) fn find(&self, sid: BeamSid) -> Option<Found> {
+        let (packed, home) = self.home(sid)?;
+        self.probe(packed, home)
+    }
+
+    /// Computes the home slot of every SID and starts loading it, so that the cache misses
+    /// of one list overlap instead of queueing; [`SidLookup::probe_all`] then finds them.
+    pub(super) fn prefetch_all(&self, sids: &[BeamSid], probes: &mut Vec<Option<(u128, usize)>>) {
+        probes.clear();
+        probes.extend(sids.iter().map(|&sid| self.home(sid)));
+        for &(_, home) in probes.iter().flatten() {
+            match &self.table {
+                Table::Narrow(t) => prefetch(&t.slots[home]),
+                Table::Wide(t) => prefetch(&t.slots[home]),
+            }
+        }
+    }
+
+    pub(super) fn probe_all(&self, probes: &[Option<(u128, usize)>], out: &mut Vec<Option<Found>>) {
+        out.clear();
+        out.extend(
+            probes
+                .iter()
+                .map(|p| p.and_then(|(packed, home)| self.probe(packed, home))),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sid::sid_key;
+    use std::path::Path;
+
+    fn lookup(text: &str) -> (SidLookup, Collisions) {
+        let index = SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap();
+        let collisions = Collisions::new(&index);
+        (SidLookup::new(&index, &collisions), collisions)
+    }
+
+    fn sid(codes: &[u16]) -> BeamSid {
+        BeamSid::Codes {
+            key: sid_key(codes),
+            n_levels: codes.len() as u8,
+        }
+    }
+
+    #[test]
+    fn narrow_and_wide_keys_find_groups_and_sizes() {
+        // V = 9 packs 4 bits per level (narrow); V = 60001 with L = 5 needs 80 bits (wide).
+        for (text, member, size, absent) in [
+            (
+                r#"{"0": [1, 8], "1": [1, 8], "2": [3, 0]}"#,
+                vec![1, 8],
+                2,
+                vec![8, 1],
+            ),
+            (
+                r#"{"0": [60000, 1, 2, 3, 4], "1": [5, 1, 2, 3, 4], "2": [60000, 1, 2, 3, 4]}"#,
+                vec![60000, 1, 2, 3, 4],
+                2,
+                vec![60000, 1, 2, 3, 5],
+            ),
+        ] {
+            let (lookup, collisions) = lookup(text);
+            let found = lookup.find(sid(&member)).unwrap();
+            assert_eq!(found.size, size);
+            assert_eq!(collisions.key(found.group), sid_key(&member));
+            assert_eq!(lookup.find(sid(&absent)), None);
+            assert_eq!(lookup.find(sid(&member[..member.len() - 1])), None);
+            assert_eq!(lookup.find(sid(&[65535; 2])), None);
+            let beams = [
+                sid(&member),
+                sid(&absent),
+                BeamSid::Unreadable(Default::default()),
+            ];
+            let (mut probes, mut out) = (Vec::new(), Vec::new());
+            lookup.prefetch_all(&beams, &mut probes);
+            lookup.probe_all(&probes, &mut out);
+            assert_eq!(out, vec![Some(found), None, None]);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The `eval` report: one row per K (Hit, ItemHit, inflation, NDCG, ItemNDCG), the groups that
+//! collisions over-credit most, the `eval --json` document and per-user JSON Lines.
+
+use std::io::{self, Write};
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use super::{Align, Table, metric, signed_percent};
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::metrics::{Anomalies, Compat, GroupCredit, Summary, UserOutcome};
+use crate::report::groups::items_in_id_order;
+use crate::sid;
+
+/// The metrics table: one row per K.
+pub fn table(summary: &Summary) -> Table {
+    let mut t = Table::new(&[
+        ("K", Align::Right),
+        ("Hit", Align::Right),
+        ("ItemHit", Align::Right),
+        ("inflation", Align::Right),
+        ("NDCG", Align::Right),
+        ("ItemNDCG", Align::Right),
+    ]);
+    for (&k, v) in summary.ks.iter().zip(&summary.values) {
+        t.push(vec![
+            k.to_string(),
+            metric(v.hit),
+            metric(v.item_hit),
+            signed_percent(v.hit_inflation_pct()),
+            metric(v.ndcg),
+            metric(v.item_ndcg),
+        ]);
+    }
+    t
+}
+
+/// What had to be corrected, one line each, for the text report.
+pub fn anomaly_lines(a: &Anomalies, compat: Compat) -> String {
+    let action = match compat {
+        Compat::Faithful => "dropped",
+        Compat::CcePy => "kept, as cce.py does",
+    };
+    format!(
+        "invalid beam SIDs: {} ({action})\nduplicate beam SIDs: {} ({action})\nunknown targets: {}\ntarget mismatches: {}\n",
+        a.invalid_sids, a.duplicate_sids, a.unknown_targets, a.target_mismatches
+    )
+}
+
+/// The groups over-credited most at the largest K, as a table.
+pub fn groups_table(
+    summary: &Summary,
+    groups: &[&GroupCredit],
+    index: &SidIndex,
+    collisions: &Collisions,
+) -> Table {
+    let k = summary.largest_k_position().map_or(0, |i| summary.ks[i]);
+    let at = summary.largest_k_position().unwrap_or(0);
+    let mut t = Table::new(&[
+        ("SID", Align::Left),
+        ("size", Align::Right),
+        ("generated", Align::Right),
+        ("targets", Align::Right),
+        (&format!("ΣHit@{k}"), Align::Right),
+        (&format!("ΣItemHit@{k}"), Align::Right),
+        ("over-credit", Align::Right),
+        ("items", Align::Left),
+    ]);
+    for g in groups {
+        t.push(vec![
+            group_sid(index, collisions, g.group),
+            g.size.to_string(),
+            g.generated.to_string(),
+            g.targets.to_string(),
+            metric(g.sid_credit[at]),
+            metric(g.item_credit[at]),
+            metric(g.over_credit(at)),
+            item_list(index, collisions, g.group, 8),
+        ]);
+    }
+    t
+}
+
+fn group_sid(index: &SidIndex, collisions: &Collisions, g: u32) -> String {
+    sid::format_sid(index.codes(collisions.items(g)[0] as usize))
+}
+
+fn item_list(index: &SidIndex, collisions: &Collisions, g: u32, limit: usize) -> String {
+    let items = items_in_id_order(index, collisions, g);
+    let mut text: Vec<&str> = items
+        .iter()
+        .take(limit)
+        .map(|&p| index.id(p as usize))
+        .collect();
+    if items.len() > limit {
+        text.push("…");
+    }
+    text.join(" ")
+}
+
+/// A JSON object of metric values keyed like `"Hit@10"`, in a fixed order (Hit, NDCG,
+/// ItemHit, ItemNDCG, each for every K), `null` for an undefined value.
+pub struct MetricMap(pub Vec<(String, Option<f64>)>);
+
+impl Serialize for MetricMap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl MetricMap {
+    /// The four metrics for every K.
+    pub fn metrics(summary: &Summary) -> MetricMap {
+        let mut entries = Vec::new();
+        for metric in 0..4 {
+            for (k, v) in summary.ks.iter().zip(&summary.values) {
+                let (name, value) = v.named()[metric];
+                entries.push((format!("{name}@{k}"), Some(value)));
+            }
+        }
+        MetricMap(entries)
+    }
+
+    /// Inflation % of Hit over ItemHit (`"Hit@K"`) and of NDCG over ItemNDCG (`"NDCG@K"`).
+    pub fn inflation(summary: &Summary) -> MetricMap {
+        let mut entries = Vec::new();
+        for (k, v) in summary.ks.iter().zip(&summary.values) {
+            entries.push((format!("Hit@{k}"), v.hit_inflation_pct()));
+        }
+        for (k, v) in summary.ks.iter().zip(&summary.values) {
+            entries.push((format!("NDCG@{k}"), v.ndcg_inflation_pct()));
+        }
+        MetricMap(entries)
+    }
+}
+
+/// The `sidlens eval --json` document. Its keys are a contract.
+#[derive(serde::Serialize)]
+pub struct EvalJson {
+    /// Number of users (records).
+    pub n_users: u64,
+    /// `faithful` or `cce-py`.
+    pub compat: Compat,
+    /// The K values.
+    pub ks: Vec<usize>,
+    /// `"Hit@K"`, `"NDCG@K"`, `"ItemHit@K"`, `"ItemNDCG@K"` for every K.
+    pub metrics: MetricMap,
+    /// `"Hit@K"` and `"NDCG@K"`: (SID-level − item-level) / item-level · 100, or null.
+    pub inflation_pct: MetricMap,
+    /// Beam SIDs that name no item.
+    pub invalid_sids: u64,
+    /// Repeated beam SIDs.
+    pub duplicate_sids: u64,
+    /// Users whose target the index does not have.
+    pub unknown_targets: u64,
+    /// Users whose target SID disagrees with their target item's SID.
+    pub target_mismatches: u64,
+    /// The index's collision rate (items in groups of two or more / items).
+    pub collision_rate: f64,
+    /// With `--groups`: the K the groups are ranked at (the largest), like `"Hit@20"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups_ranked_at: Option<String>,
+    /// With `--groups`: the most over-credited groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<GroupJson>>,
+}
+
+/// One over-credited group in `eval --json --groups N`.
+#[derive(serde::Serialize)]
+pub struct GroupJson {
+    /// The shared SID.
+    pub sid: String,
+    /// Items sharing it.
+    pub size: u32,
+    /// Their ids, in id order.
+    pub items: Vec<String>,
+    /// Users whose beams contain the SID.
+    pub generated: u32,
+    /// Users whose target is in the group.
+    pub targets: u32,
+    /// `"Hit@K"` = ΣHit@K and `"ItemHit@K"` = ΣItemHit@K over those users, for every K.
+    pub credit: MetricMap,
+    /// ΣHit − ΣItemHit at the ranking K.
+    pub over_credit: f64,
+}
+
+impl EvalJson {
+    /// Builds the document; `top_groups` are listed when given.
+    pub fn new(
+        summary: &Summary,
+        collision_rate: f64,
+        top_groups: Option<&[&GroupCredit]>,
+        index: &SidIndex,
+        collisions: &Collisions,
+    ) -> Self {
+        let at = summary.largest_k_position().unwrap_or(0);
+        let groups = top_groups.map(|groups| {
+            groups
+                .iter()
+                .map(|g| {
+                    let mut credit = Vec::new();
+                    for (i, k) in summary.ks.iter().enumerate() {
+                        credit.push((format!("Hit@{k}"), Some(g.sid_credit[i])));
+                        credit.push((format!("ItemHit@{k}"), Some(g.item_credit[i])));
+                    }
+                    GroupJson {
+                        sid: group_sid(index, collisions, g.group),
+                        size: g.size,
+                        items: items_in_id_order(index, collisions, g.group)
+                            .iter()
+                            .map(|&p| index.id(p as usize).to_string())
+                            .collect(),
+                        generated: g.generated,
+                        targets: g.targets,
+                        credit: MetricMap(credit),
+                        over_credit: g.over_credit(at),
+                    }
+                })
+                .collect()
+        });
+        EvalJson {
+            n_users: summary.n_users,
+            compat: summary.compat,
+            ks: summary.ks.clone(),
+            metrics: MetricMap::metrics(summary),
+            inflation_pct: MetricMap::inflation(summary),
+            invalid_sids: summary.anomalies.invalid_sids,
+            duplicate_sids: summary.anomalies.duplicate_sids,
+            unknown_targets: summary.anomalies.unknown_targets,
+            target_mismatches: summary.anomalies.target_mismatches,
+            collision_rate,
+            groups_ranked_at: groups.as_ref().map(|_| format!("Hit@{}", summary.ks[at])),
+            groups,
+        }
+    }
+}
+
+/// Writes one user's line of `eval --per-user` JSON Lines: the user's number, target item,
+/// rank (1-based) and block (P, G), then Hit, NDCG, ItemHit, ItemNDCG at every K.
+pub fn write_user_line(
+    out: &mut dyn Write,
+    user: usize,
+    o: &UserOutcome,
+    index: &SidIndex,
+    ks: &[usize],
+) -> io::Result<()> {
+    write!(out, "{{\"user\": {user}, \"target_item\": ")?;
+    match o.target_item {
+        Some(p) => serde_json::to_writer(&mut *out, index.id(p as usize))?,
+        None => out.write_all(b"null")?,
+    }
+    let opt = |v: Option<u32>| v.map_or("null".to_string(), |v| v.to_string());
+    write!(
+        out,
+        ", \"rank\": {}, \"items_before\": {}, \"group_size\": {}",
+        opt(o.sid_rank.map(|r| r + 1)),
+        opt(o.item_block.map(|b| b.before)),
+        opt(o.item_block.map(|b| b.size)),
+    )?;
+    let values: Vec<_> = ks.iter().map(|&k| o.values(k)).collect();
+    for metric in 0..4 {
+        for (k, v) in ks.iter().zip(&values) {
+            let (name, value) = v.named()[metric];
+            write!(out, ", \"{name}@{k}\": ")?;
+            serde_json::to_writer(&mut *out, &value)?;
+        }
+    }
+    out.write_all(b"}\n")
+}
