@@ -1,15 +1,19 @@
 //! The committed `demo_data/` is exactly what `sidlens demo` generates (so the demo never drifts
 //! from the code), generation does not depend on the thread count, and the demo shows what
 //! sidlens is about: collision groups of several items, among them a "Mini 3D Printer" and a
-//! "Standard 3D Printer" sharing one SID. Regenerate with
+//! "Standard 3D Printer" sharing one SID, inflated Hit@10, and tokenizers whose order by Hit@10
+//! flips by ItemHit@10. Regenerate with
 //! `cargo run --release -- demo --out demo_data`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sidlens::collision::Collisions;
+use sidlens::compare::{self, Run};
 use sidlens::demo::{self, DemoConfig};
+use sidlens::load::dataset::Dataset;
 use sidlens::load::{ItemTexts, SidIndex};
+use sidlens::metrics::Compat;
 use sidlens::progress::NoProgress;
 
 fn committed() -> PathBuf {
@@ -119,4 +123,26 @@ fn demo_has_large_groups_and_the_two_printers_share_a_sid() {
         );
     }
     assert!(largest >= 5, "largest demo group has {largest} items");
+}
+
+#[test]
+fn demo_shows_inflation_and_a_rank_flip_at_10() {
+    let dataset = Dataset::discover(&committed(), None).unwrap();
+    assert_eq!(dataset.name, "Workshop");
+    let runs = Run::from_dataset(&dataset);
+    assert!(runs.len() >= 3 && runs.iter().all(|r| r.beams.is_some()));
+    let c = compare::compare_runs(&runs, 10, Compat::Faithful, None, &NoProgress).unwrap();
+    assert!(
+        c.rows
+            .iter()
+            .any(|r| r.inflation_pct.is_some_and(|p| p > 0.0)),
+        "no tokenizer has Hit@10 inflated over ItemHit@10"
+    );
+    assert!(
+        !c.flips.is_empty(),
+        "no rank flip between Hit@10 and ItemHit@10"
+    );
+    let zcr = c.rows.iter().find(|r| r.name == "rkmeans_v64_zcr").unwrap();
+    assert_eq!(zcr.collision_rate, 0.0);
+    assert_eq!(zcr.inflation_pct, Some(0.0));
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use sidlens::demo::{self, DemoConfig};
-use sidlens::report::{Align, Table, percent, text};
+use sidlens::report::{self, Align, Table, percent, text};
 
 use super::Globals;
 use super::output::{print_json, print_text};
@@ -51,5 +51,11 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         summary.n_interactions
     );
     out.push_str(&text::render(&table));
+    out.push('\n');
+    out.push_str(&text::render(&report::compare::table(&summary.comparison)));
+    for line in report::compare::flip_lines(&summary.comparison) {
+        out.push_str(&format!("\nrank flip: {line}"));
+    }
+    out.push('\n');
     print_text(&out)
 }

@@ -13,8 +13,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::collision::Collisions;
+use crate::compare::{self, Comparison, Run};
 use crate::error::{Error, Result};
+use crate::load::dataset::Dataset;
 use crate::load::{Codebooks, Interactions, Latents, SidIndex};
+use crate::metrics::Compat;
 use crate::output::{write_atomically, write_npy};
 use crate::progress::{Progress, check_cancelled};
 use crate::proxy_beams;
@@ -124,6 +127,8 @@ pub struct DemoSummary {
     pub n_interactions: usize,
     /// Every variant.
     pub variants: Vec<VariantSummary>,
+    /// The variants side by side at K = 10 (what `sidlens compare DIR --k 10` prints).
+    pub comparison: Comparison,
 }
 
 /// Where the data `sidlens` opens with no arguments comes from.
@@ -378,12 +383,15 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
             stats: IndexSummary::from(&IndexStats::compute(&index, &collisions)),
         });
     }
+    let runs = Run::from_dataset(&Dataset::discover(dir, None)?);
+    let comparison = compare::compare_runs(&runs, 10, Compat::Faithful, None, progress)?;
     let summary = DemoSummary {
         dataset: DATASET.to_string(),
         n_items: catalog.products.len(),
         n_users: interactions.n_users(),
         n_interactions: interactions.n_interactions(),
         variants,
+        comparison,
     };
     write_atomically(&dir.join("README.md"), |w| {
         w.write_all(readme(&summary, config).as_bytes())
@@ -489,6 +497,38 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
             v.stats.g_max,
             v.stats.n_collision_groups
         ));
+    }
+    let c = &summary.comparison;
+    text.push_str(&format!(
+        "\nSID-level Hit@{k} credits a hit on a shared SID fully; item-level ItemHit@{k} spreads it over\n\
+         the group (`sidlens compare demo_data --k {k}`):\n\n\
+         | variant | Hit@{k} | ItemHit@{k} | inflation | rank by Hit@{k} | rank by ItemHit@{k} |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+        k = c.k
+    ));
+    for row in &c.rows {
+        let Some(values) = row.values else { continue };
+        text.push_str(&format!(
+            "| {} | {:.4} | {:.4} | {} | {} | {} |\n",
+            row.name,
+            values.hit,
+            values.item_hit,
+            row.inflation_pct
+                .map_or("n/a".to_string(), |p| format!("{p:+.1} %")),
+            row.rank_hit.map_or("-".to_string(), |r| r.to_string()),
+            row.rank_item_hit.map_or("-".to_string(), |r| r.to_string()),
+        ));
+    }
+    if !c.flips.is_empty() {
+        text.push_str("\nRank flips:\n\n");
+        for flip in &c.flips {
+            text.push_str(&format!(
+                "- {} ranks above {} by Hit@{k} but below it by ItemHit@{k}\n",
+                flip.higher_by_hit,
+                flip.higher_by_item_hit,
+                k = c.k
+            ));
+        }
     }
     text
 }
