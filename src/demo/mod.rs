@@ -226,6 +226,12 @@ fn locate(
 /// directory that is not a demo. Files are first written to a sibling temporary directory,
 /// which then takes `out`'s place, so an interrupted run never leaves a half demo.
 pub fn generate(out: &Path, config: &DemoConfig, progress: &dyn Progress) -> Result<DemoSummary> {
+    let Some(name) = out.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(Error::Invalid(format!(
+            "cannot write the demo into {}: name a directory, such as demo_data",
+            out.display()
+        )));
+    };
     if out.exists() && !is_replaceable(out) {
         return Err(Error::Invalid(format!(
             "refusing to write the demo into {}: it is not empty and not an earlier sidlens demo",
@@ -237,10 +243,6 @@ pub fn generate(out: &Path, config: &DemoConfig, progress: &dyn Progress) -> Res
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "demo".to_string());
     let staging = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     if staging.exists() {
         fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
@@ -576,5 +578,6 @@ mod tests {
             "{err}"
         );
         assert!(dir.path().join("notes.txt").is_file());
+        assert!(generate(Path::new(".."), &DemoConfig::default(), &NoProgress).is_err());
     }
 }
