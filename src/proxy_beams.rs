@@ -1,16 +1,6 @@
-//! A transparent co-occurrence proxy generator for quick tokenizer checks without a GPU. It is
-//! a simple baseline, NOT a trained generative model: it only shows how a tokenizer's collisions
+//! A transparent co-occurrence proxy generator for quick tokenizer checks without a GPU: a
+//! simple baseline, NOT a trained generative model. It shows how a tokenizer's collisions
 //! change SID-level vs item-level credit when a generator ranks SIDs.
-//!
-//! Recipe (leave-one-out, as in the paper): for each user the last item is the test target and
-//! the second-to-last the validation item. Co-occurrence is counted on the training part of
-//! every sequence (all but its last two items): `C[a][b]` = number of users whose training
-//! items include both `a` and `b` (a ≠ b). A user's history is every item before the target;
-//! an item not in the history scores `Σ_{h ∈ history} C[h][item]`. A SID scores the SUM of its
-//! items' scores — exactly how collisions get over-credited — and the list is the top `width`
-//! SIDs by (score desc, SID popularity desc, SID asc), topped up with the most popular SIDs
-//! when fewer SIDs score. SID popularity = Σ over its items of the number of training sequences
-//! holding the item. Every count is an integer, so the output is exact and deterministic.
 
 use std::io::Write;
 
@@ -123,9 +113,19 @@ struct Scratch {
     chosen: Vec<bool>,
 }
 
-/// Generates the top-`width` SID list of every user with two or more items. Speed (measured):
-/// the shared Scientific data (8,317 users, 4,344 items, width 20) takes 0.15 s for the whole
-/// `sidlens beams` process, writing included.
+/// Generates the top-`width` SID list of every user with two or more items.
+/// Recipe (leave-one-out, as in the paper): for each user the last item is the test target and
+/// the second-to-last the validation item. Co-occurrence is counted on the training part of
+/// every sequence (all but its last two items): `C[a][b]` = number of users whose training
+/// items include both `a` and `b` (a ≠ b). A user's history is every item before the target;
+/// an item not in the history scores `Σ_{h ∈ history} C[h][item]`. A SID scores the SUM of its
+/// items' scores — exactly how collisions get over-credited — and the list is the top `width`
+/// SIDs by (score desc, SID popularity desc, SID asc), topped up with the most popular SIDs
+/// when fewer SIDs score. SID popularity = Σ over its items of the number of training sequences
+/// holding the item. Every count is an integer, so the output is exact and deterministic.
+/// Memory grows with Σ over users of (training length)², the co-occurring pairs.
+/// Speed (measured): the shared Scientific data (8,317 users, 4,344 items, width 20) takes
+/// 0.15 s for the whole `sidlens beams` process, writing included.
 pub fn generate(
     index: &SidIndex,
     interactions: &Interactions,

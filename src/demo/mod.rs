@@ -1,7 +1,6 @@
-//! The demo dataset `sidlens` opens by default: a synthetic catalog with near-duplicate product
-//! lines, users who shop within lines and projects, two RK-Means tokenizers, a ZCR of one of
-//! them, and proxy beams, laid out like a CollisionGenRec dataset directory. Everything is computed here,
-//! deterministically (same bytes on every machine and thread count).
+//! The demo dataset `sidlens` opens by default: a synthetic catalog, users, RK-Means tokenizers,
+//! a ZCR and proxy beams in the CollisionGenRec layout, computed deterministically (the same
+//! bytes on every machine and thread count).
 
 pub mod catalog;
 pub mod users;

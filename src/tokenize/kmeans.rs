@@ -58,7 +58,6 @@ pub fn progress_units(config: &KMeansConfig) -> u64 {
 }
 
 /// Fits k-means to `points` (`n × dim`, row-major, finite). Needs at least `clusters` points.
-///
 /// Own implementation rather than linfa-clustering 0.8.1, whose update is m_k-means (the old
 /// centroid counts as one more member, not the Lloyd/faiss update the reference used), whose
 /// k-means|| seeding draws depend on rayon's work split, and which has no progress or
