@@ -42,11 +42,6 @@ impl SeededRng {
         }
     }
 
-    /// A uniform integer in `low..=high`.
-    pub fn between(&mut self, low: usize, high: usize) -> usize {
-        low + self.below(high - low + 1)
-    }
-
     /// True with probability `p`.
     pub fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
@@ -99,8 +94,6 @@ mod tests {
             seen[rng.below(5)] += 1;
             let u = rng.unit();
             assert!((0.0..1.0).contains(&u));
-            let b = rng.between(3, 4);
-            assert!((3..=4).contains(&b));
         }
         assert!(seen.iter().all(|&c| c > 800), "{seen:?}");
         let mut counts = [0usize; 3];
