@@ -6,6 +6,7 @@
 
 pub mod collision;
 pub mod compare;
+pub mod demo;
 pub mod diff;
 pub mod error;
 pub mod load;
@@ -13,10 +14,14 @@ pub mod metrics;
 pub mod output;
 pub mod progress;
 pub mod projection;
+pub mod proxy_beams;
+pub mod random;
 pub mod reassign;
 pub mod report;
 pub mod sid;
 pub mod stats;
 pub mod synthetic;
+pub mod text_embedding;
+pub mod tokenize;
 
 pub use error::{Error, Result};

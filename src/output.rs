@@ -83,6 +83,16 @@ pub fn write_atomically(
     }
 }
 
+/// Writes an array as a NumPy `.npy` file atomically (what `codebooks.npy` and embeddings are).
+pub fn write_npy<A, D>(path: &Path, array: &ndarray::Array<A, D>) -> Result<()>
+where
+    A: ndarray_npy::WritableElement,
+    D: ndarray::Dimension,
+{
+    use ndarray_npy::WriteNpyExt;
+    write_atomically(path, |w| array.write_npy(w).map_err(std::io::Error::other))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,13 +7,12 @@ use std::path::{Path, PathBuf};
 
 use ndarray::{Array2, Array3};
 use ndarray_npy::WriteNpyExt;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::error::{Error, Result};
 use crate::load::{IndexFormat, ItemIds, SidIndex};
 use crate::output::write_atomically;
 use crate::progress::{Progress, check_cancelled};
+use crate::random::SeededRng;
 use crate::sid::{self, Code};
 
 /// What to generate. Prefix-group sizes follow a power law (exponent 2) capped at
@@ -76,7 +75,7 @@ pub fn generate_index(spec: &SyntheticSpec) -> Result<SidIndex> {
     validate(spec)?;
     let l = spec.n_levels;
     let v = spec.codebook_size as u64;
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let mut rng = SeededRng::for_stream(spec.seed, 1);
     let n_prefixes = v.pow((l - 1) as u32);
     // Sampling a power-law size: inverse CDF over 1..=max.
     let weights: Vec<f64> = (1..=spec.max_prefix_group)
@@ -100,7 +99,7 @@ pub fn generate_index(spec: &SyntheticSpec) -> Result<SidIndex> {
             first = false;
             spec.max_prefix_group
         } else {
-            let u: f64 = rng.r#gen();
+            let u = rng.unit();
             cdf.partition_point(|&c| c < u) + 1
         }
         .min(remaining);
@@ -122,7 +121,7 @@ pub fn generate_index(spec: &SyntheticSpec) -> Result<SidIndex> {
         }
         for _ in 0..size {
             codes.extend_from_slice(&prefix);
-            let u: f64 = rng.r#gen();
+            let u = rng.unit();
             codes.push(((v as f64 * u.powf(spec.skew)) as u64).min(v - 1) as Code);
         }
     }
@@ -145,12 +144,12 @@ pub fn generate_index(spec: &SyntheticSpec) -> Result<SidIndex> {
 /// plus small noise), consistent with `index`.
 pub fn generate_vectors(spec: &SyntheticSpec, index: &SidIndex) -> (Array2<f32>, Array3<f32>) {
     let (l, v, d) = (spec.n_levels, spec.codebook_size, spec.dim);
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x5EED);
+    let mut rng = SeededRng::for_stream(spec.seed, 2);
     let mut codebooks = Array3::<f32>::zeros((l, v, d));
     for level in 0..l {
         let scale = 0.5f64.powi(level as i32);
         for x in codebooks.slice_mut(ndarray::s![level, .., ..]).iter_mut() {
-            *x = (normal(&mut rng) * scale) as f32;
+            *x = (rng.normal() * scale) as f32;
         }
     }
     let mut latents = Array2::<f32>::zeros((index.n_items(), d));
@@ -159,7 +158,7 @@ pub fn generate_vectors(spec: &SyntheticSpec, index: &SidIndex) -> (Array2<f32>,
             row += &codebooks.slice(ndarray::s![level, c as usize, ..]);
         }
         for x in row.iter_mut() {
-            *x += (normal(&mut rng) * 0.05) as f32;
+            *x += (rng.normal() * 0.05) as f32;
         }
     }
     (latents, codebooks)
@@ -174,7 +173,7 @@ pub fn write_beams(
     path: &Path,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0xBEA4);
+    let mut rng = SeededRng::for_stream(spec.seed, 3);
     let n = index.n_items();
     let width = spec.beam_width.max(1);
     progress.stage("beams", spec.n_users as u64);
@@ -187,8 +186,8 @@ pub fn write_beams(
             check_cancelled(progress)?;
             progress.advance(10_000.min(spec.n_users - user) as u64);
         }
-        let target = rng.gen_range(0..n);
-        let hit_rank = rng.gen_bool(0.5).then(|| rng.gen_range(0..width));
+        let target = rng.below(n);
+        let hit_rank = rng.chance(0.5).then(|| rng.below(width));
         keys.clear();
         line.clear();
         line.push_str("{\"beam_sids\": [");
@@ -197,7 +196,7 @@ pub fn write_beams(
                 target
             } else {
                 loop {
-                    let candidate = rng.gen_range(0..n);
+                    let candidate = rng.below(n);
                     let key = index.key(candidate);
                     if key != index.key(target) && !keys.contains(&key) {
                         break candidate;
@@ -266,13 +265,6 @@ fn validate(spec: &SyntheticSpec) -> Result<()> {
             "invalid synthetic dataset spec: {spec:?}"
         )))
     }
-}
-
-/// A standard normal draw (Box–Muller).
-fn normal(rng: &mut impl Rng) -> f64 {
-    let u1: f64 = rng.r#gen::<f64>().max(f64::MIN_POSITIVE);
-    let u2: f64 = rng.r#gen();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 #[cfg(test)]

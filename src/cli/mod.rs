@@ -2,7 +2,9 @@
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
+mod beams;
 mod compare;
+mod demo;
 mod diff;
 mod eval;
 mod groups;
@@ -11,6 +13,7 @@ mod progress;
 mod project;
 mod stats;
 mod synth;
+mod tokenize;
 mod tui;
 mod zcr;
 
@@ -46,6 +49,12 @@ enum Command {
     Zcr(zcr::Args),
     /// Compare two indexes of the same items (is the second a valid ZCR of the first?).
     Diff(diff::Args),
+    /// SID lists per user from a co-occurrence proxy generator (a baseline, not a trained model).
+    Beams(beams::Args),
+    /// Generate the demo dataset (what `sidlens` opens with no arguments).
+    Demo(demo::Args),
+    /// Build an RK-Means (residual k-means) SID index from item embeddings.
+    Tokenize(tokenize::Args),
     /// Write a synthetic dataset of any size (index, beams, latents, codebooks).
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
@@ -79,13 +88,12 @@ pub fn main() -> ExitCode {
         Some(Command::Project(args)) => project::run(args, globals),
         Some(Command::Zcr(args)) => zcr::run(args, globals),
         Some(Command::Diff(args)) => diff::run(args, globals),
+        Some(Command::Tokenize(args)) => tokenize::run(args, globals),
+        Some(Command::Beams(args)) => beams::run(args, globals),
+        Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
-        None => {
-            use clap::CommandFactory;
-            let _ = Cli::command().print_help();
-            Ok(())
-        }
+        None => tui::run_demo(globals),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,11 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
+use std::io::IsTerminal;
+
 use clap::CommandFactory;
 use clap::error::ErrorKind;
+use sidlens::demo;
 use sidlens::load::dataset::Dataset;
 
 use super::Globals;
+use super::progress::Bar;
 use super::eval::CompatArg;
 use crate::tui::{
     self,
@@ -57,6 +61,22 @@ pub struct Args {
 /// Runs `sidlens tui`.
 pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
     let sources = sources(&args)?;
+    tui::run(sources)
+}
+
+/// What `sidlens` with no arguments does: the TUI on the demo dataset (the shipped
+/// `demo_data/`, else a copy generated into the cache directory), or, when not in a terminal,
+/// the help.
+pub fn run_demo(globals: Globals) -> anyhow::Result<()> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        super::Cli::command().print_help()?;
+        return Ok(());
+    }
+    let bar = Bar::new(globals.quiet);
+    let location = demo::default_data_dir(&std::env::current_dir()?, &bar)?;
+    drop(bar);
+    let mut sources = Sources::from_dataset(&Dataset::discover(location.path(), None)?);
+    sources.title = format!("{} demo", sources.title);
     tui::run(sources)
 }
 

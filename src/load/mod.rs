@@ -5,11 +5,13 @@ pub mod beams;
 pub mod dataset;
 pub mod ids;
 pub mod index;
+pub mod interactions;
 pub mod items;
 pub mod vectors;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
+pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
 pub use vectors::{Codebooks, Latents, LatentsView};
 

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
-use super::rng::mix64;
 use super::{ALGORITHM_VERSION, Element, Method, Projection, ProjectionParams, project};
 use crate::Result;
 use crate::output::write_atomically;
 use crate::progress::Progress;
+use crate::random::mix64;
 
 const FORMAT: &str = "sidlens-projection";
 const DIR_NAME: &str = ".sidlens-cache";

@@ -5,7 +5,6 @@
 mod cache;
 mod items;
 mod pca;
-mod rng;
 mod tsne;
 
 pub use cache::{CacheOutcome, ProjectionCache};
@@ -15,7 +14,17 @@ use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
 use crate::progress::Progress;
+use crate::random::SeededRng;
 use crate::{Error, Result};
+
+/// Independent random streams derived from one user seed, one per purpose, so that changing
+/// how many numbers one step draws never shifts another step's numbers.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Sample = 1,
+    PcaStart = 2,
+    TsneStart = 3,
+}
 
 /// Bumped whenever the same inputs would give a different picture, so that cache entries
 /// written by older versions are recomputed instead of shown.
@@ -188,7 +197,7 @@ pub fn sample_among(
         .filter(|r| must.binary_search(r).is_err())
         .collect();
     let wanted = max_points.saturating_sub(must.len()).min(rest.len());
-    let mut rng = rng::SeededRng::new(seed, rng::Stream::Sample);
+    let mut rng = SeededRng::for_stream(seed, Stream::Sample as u64);
     for i in 0..wanted {
         let j = i + rng.below(rest.len() - i);
         rest.swap(i, j);
@@ -323,7 +332,7 @@ mod tests {
 
     /// `clusters` Gaussian blobs of `per` points in `d` dimensions, centres `gap` apart.
     fn blobs(clusters: usize, per: usize, d: usize, gap: f64, seed: u64) -> Array2<f32> {
-        let mut rng = rng::SeededRng::new(seed, rng::Stream::Sample);
+        let mut rng = SeededRng::for_stream(seed, Stream::Sample as u64);
         Array2::from_shape_fn((clusters * per, d), |(i, j)| {
             let centre = if j == i / per { gap } else { 0.0 };
             (centre + rng.normal()) as f32

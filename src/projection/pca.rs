@@ -6,9 +6,10 @@ use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use super::Element;
-use super::rng::{SeededRng, Stream};
+use super::Stream;
 use crate::Result;
 use crate::progress::{Progress, check_cancelled};
+use crate::random::SeededRng;
 
 /// Rows the components are fitted on; every projected row is then mapped onto them.
 const FIT_ROWS: usize = 5000;
@@ -82,7 +83,7 @@ pub(crate) fn reduce<T: Element>(
 
     progress.stage("PCA", (2 * POWER_ITERATIONS + 3) as u64);
     let l = (dims + OVERSAMPLE).min(m).min(d);
-    let mut rng = SeededRng::new(seed, Stream::PcaStart);
+    let mut rng = SeededRng::for_stream(seed, Stream::PcaStart as u64);
     let omega = Matrix::new((0..d * l).map(|_| rng.normal()).collect(), d, l);
     let mut q = x.mul(&omega);
     q.orthonormalize_columns();
@@ -365,7 +366,7 @@ mod tests {
     #[test]
     fn pca_keeps_planted_low_rank_geometry() {
         let (n, d) = (300, 40);
-        let mut rng = SeededRng::new(3, Stream::Sample);
+        let mut rng = SeededRng::for_stream(3, Stream::Sample as u64);
         let basis: Vec<f64> = (0..3 * d).map(|_| rng.normal()).collect();
         let mut data = Array2::<f64>::zeros((n, d));
         for i in 0..n {

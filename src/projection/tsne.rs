@@ -5,10 +5,11 @@
 
 use rayon::prelude::*;
 
+use super::Stream;
 use super::pca::Reduced;
-use super::rng::{SeededRng, Stream};
 use crate::Result;
 use crate::progress::{Progress, check_cancelled};
+use crate::random::SeededRng;
 
 /// Factor on the affinities during the first iterations, to form clusters early.
 const EXAGGERATION: f64 = 12.0;
@@ -230,7 +231,7 @@ fn optimise(
     settings: Settings,
     progress: &dyn Progress,
 ) -> Result<Vec<[f64; 2]>> {
-    let mut rng = SeededRng::new(settings.seed, Stream::TsneStart);
+    let mut rng = SeededRng::for_stream(settings.seed, Stream::TsneStart as u64);
     let mut y: Vec<[f64; 2]> = (0..n)
         .map(|_| [rng.normal() * START_SCALE, rng.normal() * START_SCALE])
         .collect();
@@ -558,7 +559,7 @@ mod tests {
     use crate::progress::NoProgress;
 
     fn random_points(n: usize, seed: u64) -> Vec<[f64; 2]> {
-        let mut rng = SeededRng::new(seed, Stream::Sample);
+        let mut rng = SeededRng::for_stream(seed, Stream::Sample as u64);
         (0..n).map(|_| [rng.normal() * 5.0, rng.normal()]).collect()
     }
 
@@ -602,7 +603,7 @@ mod tests {
     }
 
     fn test_affinities(n: usize) -> Affinities {
-        let mut rng = SeededRng::new(11, Stream::Sample);
+        let mut rng = SeededRng::for_stream(11, Stream::Sample as u64);
         let values: Vec<f64> = (0..n * 3).map(|_| rng.normal()).collect();
         affinities(&reduced(values, 3), 5.0, &NoProgress).unwrap()
     }
@@ -656,7 +657,7 @@ mod tests {
 
     #[test]
     fn calibrated_rows_have_the_target_perplexity() {
-        let mut rng = SeededRng::new(2, Stream::Sample);
+        let mut rng = SeededRng::for_stream(2, Stream::Sample as u64);
         let mut row: Vec<f64> = (0..90).map(|_| rng.normal().abs() * 3.0).collect();
         row.sort_by(f64::total_cmp);
         calibrate_row(&mut row, 30.0);

@@ -1,0 +1,144 @@
+//! `sidlens tokenize`: build an RK-Means (residual k-means) SID index from item embeddings.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use ndarray::Array2;
+use sidlens::collision::Collisions;
+use sidlens::load::{Latents, LatentsView};
+use sidlens::output::{ensure_not_input, write_atomically, write_npy};
+use sidlens::report::{self, text};
+use sidlens::stats::IndexStats;
+use sidlens::tokenize::{self, Init, RkMeansConfig};
+
+use super::Globals;
+use super::output::{print_json, print_text};
+use super::progress::Bar;
+
+/// Arguments of `sidlens tokenize`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Item embeddings, an N × d float32 or float64 .npy (row i = item id i).
+    #[arg(long, value_name = "FILE")]
+    embeddings: PathBuf,
+    /// Number of levels L (codes per item).
+    #[arg(long, value_name = "L", default_value_t = 4,
+          value_parser = clap::value_parser!(u8).range(1..=8))]
+    levels: u8,
+    /// Codebook size V of every level.
+    #[arg(long, value_name = "V", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(2..=65536))]
+    codebook_size: u32,
+    /// Lloyd iterations per level.
+    #[arg(long, value_name = "N", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    iters: u32,
+    /// How each level's k-means picks its first centroids: `random` (k distinct items, like
+    /// faiss in the reference) or `kmeans++`.
+    #[arg(long, value_enum, default_value_t = InitArg::Random)]
+    init: InitArg,
+    /// Seed of the first level (level l uses seed + l).
+    #[arg(long, value_name = "S", default_value_t = 42)]
+    seed: u64,
+    /// Name of the index file, `<NAME>.index.json` (default: the dataset name of the
+    /// embeddings file, e.g. `Scientific` for `Scientific.emb-minilm.npy`).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Output directory (created if missing): the index, `codebooks.npy`, `latents.npy` and
+    /// `<NAME>.meta.json`.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Initialisation choices on the command line.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum InitArg {
+    /// k distinct items drawn uniformly (faiss's choice, the reference's).
+    Random,
+    /// k-means++ seeding.
+    #[value(name = "kmeans++")]
+    KmeansPlusPlus,
+}
+
+/// Runs `sidlens tokenize`.
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let embeddings = read_embeddings(&args.embeddings)?;
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => dataset_name(&args.embeddings),
+    };
+    let config = RkMeansConfig {
+        levels: usize::from(args.levels),
+        codebook_size: args.codebook_size as usize,
+        iters: args.iters as usize,
+        init: match args.init {
+            InitArg::Random => Init::Random,
+            InitArg::KmeansPlusPlus => Init::PlusPlus,
+        },
+        seed: args.seed,
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let index_path = args.out.join(format!("{name}.index.json"));
+    let codebooks_path = args.out.join("codebooks.npy");
+    let latents_path = args.out.join("latents.npy");
+    let meta_path = args.out.join(format!("{name}.meta.json"));
+    for out in [&index_path, &codebooks_path, &latents_path, &meta_path] {
+        ensure_not_input(out, &[&args.embeddings])?;
+    }
+    let bar = Bar::new(globals.quiet);
+    let result = tokenize::train(embeddings.view(), &config, &bar)?;
+    drop(bar);
+    let index = result.index(&index_path)?;
+    let summary = result.summary(&config, &args.embeddings.display().to_string(), &index);
+    index.save(&index_path)?;
+    write_npy(&codebooks_path, &result.model.codebooks())?;
+    write_npy(&latents_path, &embeddings)?;
+    write_atomically(&meta_path, |w| {
+        serde_json::to_writer_pretty(&mut *w, &summary)?;
+        w.write_all(b"\n")
+    })?;
+    if args.json {
+        return print_json(&summary);
+    }
+    let stats = IndexStats::compute(&index, &Collisions::new(&index));
+    let mut out = text::render(&report::stats::overview(&stats));
+    out.push_str(&format!(
+        "\nreconstruction MSE {:.6}; encode differs from training for {} items\nwrote {}, {}, {}, {}\n",
+        summary.reconstruction_mse,
+        summary.encode_differs_from_training,
+        index_path.display(),
+        codebooks_path.display(),
+        latents_path.display(),
+        meta_path.display()
+    ));
+    print_text(&out)
+}
+
+/// The dataset name in a CollisionGenRec embeddings file name (`Scientific.emb-minilm.npy` →
+/// `Scientific`), else the file stem.
+fn dataset_name(path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match file.split_once(".emb-") {
+        Some((name, _)) if !name.is_empty() => name.to_string(),
+        _ => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "index".to_string()),
+    }
+}
+
+/// Reads an N × d float32 or float64 .npy (validated by the library's vector loader) as f32;
+/// float64 values are rounded to the nearest float32.
+fn read_embeddings(path: &Path) -> sidlens::Result<Array2<f32>> {
+    Ok(match Latents::load(path)?.view() {
+        LatentsView::F32(a) => a.to_owned(),
+        LatentsView::F64(a) => a.mapv(|v| v as f32),
+    })
+}
