@@ -337,3 +337,22 @@ fn usage_errors_exit_2_and_a_missing_terminal_exits_1_with_a_clear_message() {
     assert!(err.contains("the TUI needs a terminal"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn no_arguments_open_the_demo_in_a_terminal_and_print_help_otherwise() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sidlens"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: sidlens"));
+    if !Tmux::available() {
+        eprintln!("skipping: tmux not installed");
+        return;
+    }
+    let tmux = Tmux::start("demo", 100, 30, &[]);
+    let screen = tmux.wait_for("the demo's group list", |s| s.contains("first item"));
+    assert!(screen.contains("sidlens · Workshop demo"), "{screen}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |_| tmux.pane_dead());
+}
