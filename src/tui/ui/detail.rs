@@ -265,7 +265,7 @@ fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>>
         )],
     };
     out.push(Line::styled(
-        "▸ items of the selected group; the others share the prefix with another last code",
+        "▸ items of the selected group; the others share its prefix",
         theme.dim(),
     ));
     let summary = match (reassign_row.optimal_total, reassign_row.greedy_total) {
