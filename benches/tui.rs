@@ -1,13 +1,6 @@
-//! TUI speed (issue 5 targets): first frame ≤ 300 ms after start on a 50k-item dataset with
-//! four tokenizers, and a key press redrawn in ≤ 30 ms, while loading never blocks input.
-//!
-//! Run: `cargo bench --bench tui`. Four synthetic 50,000-item tokenizers (different seeds,
-//! each with 5,000 users' beams, latents and codebooks; cached in `target/bench-data/`), the
-//! first one's latents as the scatter's embeddings. Measures:
-//! - whole process, in tmux: time from spawning `sidlens tui` until the first frame is on
-//!   screen, and until every group list, metric and ZCR plan is shown (t-SNE still running);
-//! - in process: each background job on its own, then `App::update` + a full render at
-//!   200x60 for every key of a browsing session (K changes included), median and worst.
+//! TUI speed (issue 5): first frame ≤ 300 ms on four 50k-item tokenizers, a key press redrawn
+//! in ≤ 30 ms. Run: `cargo bench --bench tui` (whole process in tmux, then in process; the
+//! synthetic data is cached in `target/bench-data/`).
 
 #[allow(dead_code, unused_imports)]
 #[path = "../src/tui/mod.rs"]

@@ -447,3 +447,32 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn r_reloads_the_beams_of_the_shown_tokenizer() {
+    use tui::app::Command;
+    use tui::jobs::Request;
+
+    let mut app = loaded(80, 24);
+    press(&mut app, KeyCode::Char('2'));
+    let key = KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE);
+    let action = keys::map(app.mode, app.focus, key).unwrap();
+    let commands = app.update(action);
+    assert!(matches!(
+        &commands[..],
+        [Command::Start(Request::Evaluate { tokenizer: 1, .. }, _)]
+    ));
+    assert!(app.tokenizers[1].metrics.is_loading());
+    assert!(
+        app.notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("beta: reload asked")
+    );
+    fixture::answer_all(&mut app, commands);
+    assert!(app.tokenizers[1].metrics.ready().is_some());
+    let mut early = fixture::fresh(80, 24);
+    assert!(early.update(action).is_empty());
+    assert!(early.notice.unwrap().text.contains("not loaded yet"));
+}

@@ -52,6 +52,8 @@ pub enum Action {
     KDown,
     /// Type any K up to the beam width.
     PromptK,
+    /// Re-read and re-evaluate the shown tokenizer's beams file.
+    Reload,
     /// Show or hide the list of keys.
     ToggleHelp,
     /// A typed character while a prompt is open.

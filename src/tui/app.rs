@@ -452,6 +452,7 @@ impl App {
             Action::SearchNext => self.jump_to_match(true),
             Action::SearchPrev => self.jump_to_match(false),
             Action::CycleSort => self.cycle_sort(),
+            Action::Reload => return self.reevaluate(self.selected, "reload asked"),
             Action::KUp => self.step_k(true),
             Action::KDown => self.step_k(false),
             Action::Input(c) => self.type_char(c),
@@ -622,20 +623,27 @@ impl App {
 
     /// Re-evaluates tokenizer `i` after its beams file changed on disk.
     pub fn beams_changed(&mut self, i: usize) -> Vec<Command> {
+        self.reevaluate(i, "beams file changed")
+    }
+
+    /// Re-reads and re-evaluates tokenizer `i`'s beams file; `why` goes into the notice.
+    fn reevaluate(&mut self, i: usize, why: &str) -> Vec<Command> {
         let Some(t) = self.tokenizers.get(i) else {
             return Vec::new();
         };
-        let (Some(data), Some(beams)) = (t.data.ready().cloned(), t.source.beams.clone()) else {
+        let name = t.name().to_string();
+        let Some(beams) = t.source.beams.clone() else {
+            self.say(Level::Warn, format!("{name} has no beams file to reload"));
             return Vec::new();
         };
-        let name = t.name().to_string();
+        let Some(data) = t.data.ready().cloned() else {
+            self.say(Level::Warn, format!("{name}: the index is not loaded yet"));
+            return Vec::new();
+        };
         self.tokenizers[i].metrics = Slot::Loading(None);
         self.say(
             Level::Info,
-            format!(
-                "{name}: beams file changed, re-evaluating {}",
-                beams.display()
-            ),
+            format!("{name}: {why}, re-evaluating {}", beams.display()),
         );
         let request = Request::Evaluate {
             tokenizer: i,

@@ -1,7 +1,6 @@
-//! What the background jobs deliver for the panes, built by the library: a tokenizer's index,
-//! groups and group rows (`report::groups`, as `sidlens groups` lists them), its evaluation
-//! (`metrics`), its reassignment rows (`report::reassign`, as `sidlens zcr --groups`) and the
-//! projection (`projection`, as `sidlens project`).
+//! What the background jobs deliver for the panes, built by the library so every pane shows
+//! what a subcommand prints: group rows (`sidlens groups`), evaluation (`eval`), reassignment
+//! rows (`zcr --groups`) and the projection (`project`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,7 +1,6 @@
-//! Background work: loading, evaluation, ZCR and t-SNE run on their own threads and report
-//! `Progress / Done / Failed` over one channel. Every message carries its target and a
-//! generation, so the app drops results of requests it has since superseded; a newer request
-//! for the same target also cancels the older one through the library's `Progress::cancelled`.
+//! Background work (loading, evaluation, ZCR, t-SNE) on threads, reporting `Progress / Done /
+//! Failed` tagged with a target and generation so superseded answers are dropped; a newer
+//! request for a target cancels the older one through the library's `Progress::cancelled`.
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};

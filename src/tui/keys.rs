@@ -218,6 +218,15 @@ pub const BINDINGS: &[Binding] = &[
         footer: &[Pane::Metrics],
     },
     Binding {
+        keys: &[Key::Char('r')],
+        label: "r",
+        action: Action::Reload,
+        description: "re-read and re-evaluate the shown tokenizer's beams file",
+        hint: "reload",
+        scope: Scope::Global,
+        footer: &[Pane::Metrics],
+    },
+    Binding {
         keys: &[Key::Digit],
         label: "1-9",
         action: Action::SelectTokenizer(0),

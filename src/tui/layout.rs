@@ -1,15 +1,5 @@
 //! Where things go for a terminal size. [`Layout::compute`] is pure and returns every rect it
 //! placed, so rendering and mouse hit-testing ([`Layout::hit`]) read the same geometry.
-//!
-//! ```text
-//! Grid (≥ 140x40)                      Three (≥ 100x28)         Tabs (≥ 60x15)
-//! ┌ header: title, tokenizers, K ──┐   header                   header
-//! │ Groups        │ Metrics        │   pane tabs                pane tabs
-//! │               ├────────────────┤   Groups │ Detail          one pane: the focused one
-//! ├───────────────┤ Scatter        │          │ Metrics/Scatter
-//! │ Detail        │                │   status                   status
-//! └ status, footer ────────────────┘   footer                   footer
-//! ```
 
 use ratatui::layout::{Position, Rect};
 
@@ -98,7 +88,17 @@ pub enum Target {
     },
 }
 
-/// The geometry of one frame.
+/// The geometry of one frame, in one of three arrangements (scatter collapses first):
+///
+/// ```text
+/// Grid (≥ 140x40)                      Three (≥ 100x28)         Tabs (≥ 60x15)
+/// ┌ header: title, tokenizers, K ──┐   header                   header
+/// │ Groups        │ Metrics        │   pane tabs                pane tabs
+/// │               ├────────────────┤   Groups │ Detail          one pane: the focused one
+/// ├───────────────┤ Scatter        │          │ Metrics/Scatter
+/// │ Detail        │                │   status                   status
+/// └ status, footer ────────────────┘   footer                   footer
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
     /// The whole terminal.
