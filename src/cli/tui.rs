@@ -11,8 +11,8 @@ use sidlens::demo;
 use sidlens::load::dataset::Dataset;
 
 use super::Globals;
-use super::progress::Bar;
 use super::eval::CompatArg;
+use super::progress::Bar;
 use crate::tui::{
     self,
     sources::{Sources, TokenizerSource},
