@@ -93,7 +93,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Key::Code(KeyCode::PageUp), Key::Ctrl('b')],
-        label: "PgUp",
+        label: "PgUp/C-b",
         action: Action::PageUp,
         description: "one page up",
         hint: "page",
@@ -102,7 +102,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Key::Code(KeyCode::PageDown), Key::Ctrl('f')],
-        label: "PgDn",
+        label: "PgDn/C-f",
         action: Action::PageDown,
         description: "one page down",
         hint: "page",
@@ -111,7 +111,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Key::Char('g'), Key::Code(KeyCode::Home)],
-        label: "g",
+        label: "g/Home",
         action: Action::Top,
         description: "to the first line",
         hint: "top",
@@ -120,7 +120,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Key::Char('G'), Key::Code(KeyCode::End)],
-        label: "G",
+        label: "G/End",
         action: Action::Bottom,
         description: "to the last line",
         hint: "bottom",
@@ -192,7 +192,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Key::Char('+'), Key::Char('=')],
-        label: "+",
+        label: "+/=",
         action: Action::KUp,
         description: "next larger K (1, 5, 10, 20)",
         hint: "K up",
@@ -607,7 +607,7 @@ mod tests {
         assert!(groups.contains(&("s", "sort")));
         assert_eq!(groups.last(), Some(&("q", "quit")));
         let metrics = footer(Mode::Normal, Pane::Metrics);
-        assert!(metrics.contains(&("+", "K up")));
+        assert!(metrics.contains(&("+/=", "K up")));
         assert!(!metrics.contains(&("s", "sort")));
     }
 }
