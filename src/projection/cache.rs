@@ -57,7 +57,11 @@ impl ProjectionCache {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let mut dirs = vec![dir.join(DIR_NAME)];
+        let beside = dir.join(DIR_NAME);
+        let mut dirs = Vec::new();
+        if writable_by_mode(&beside).unwrap_or_else(|| writable_by_mode(&dir).unwrap_or(false)) {
+            dirs.push(beside);
+        }
         dirs.extend(user_cache_dir());
         ProjectionCache { dirs }
     }
@@ -156,6 +160,14 @@ fn prune(dir: &Path, keep: usize) {
     for (_, path) in files.into_iter().skip(keep) {
         let _ = fs::remove_file(path);
     }
+}
+
+/// Whether `dir` exists and its mode lets someone write to it (`None` when it does not exist).
+/// A read-only data folder (a shared reference copy, a mounted dataset) gets no cache, even for
+/// root, who could write there regardless of the mode.
+fn writable_by_mode(dir: &Path) -> Option<bool> {
+    let meta = std::fs::metadata(dir).ok()?;
+    Some(meta.is_dir() && !meta.permissions().readonly())
 }
 
 fn user_cache_dir() -> Option<PathBuf> {
@@ -286,6 +298,19 @@ mod tests {
         Array2::from_shape_fn((40, 5), |(i, j)| {
             ((i * 7 + j * 3) % 11) as f32 + (i / 20) as f32 * 9.0
         })
+    }
+
+    #[test]
+    fn read_only_data_folders_get_no_cache_beside_them() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("emb.npy");
+        let beside = dir.path().join(DIR_NAME);
+        assert_eq!(ProjectionCache::beside(&data).dirs()[0], beside);
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
+        let dirs = ProjectionCache::beside(&data).dirs().to_vec();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(!dirs.contains(&beside), "{dirs:?}");
     }
 
     fn params() -> ProjectionParams {

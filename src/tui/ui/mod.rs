@@ -151,6 +151,29 @@ pub fn fit(s: &str, width: usize) -> String {
     out
 }
 
+/// `s` cut to `width` columns in the middle (`rkm…v64_zcr`), keeping the end, where names
+/// that share a prefix differ.
+pub fn fit_middle(s: &str, width: usize) -> String {
+    if s.width() <= width || width < 5 {
+        return fit(s, width);
+    }
+    let head_width = (width - 1) / 3;
+    let head = fit(s, head_width + 1);
+    let head = head.trim_end_matches('…');
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in s.chars().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width - 1 - head.width() {
+            break;
+        }
+        tail.push(c);
+        used += w;
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.into_iter().collect::<String>())
+}
+
 /// `s` cut or padded to exactly `width` columns, left-aligned.
 pub fn pad(s: &str, width: usize) -> String {
     let s = fit(s, width);
@@ -168,6 +191,14 @@ pub fn pad_left(s: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn middle_elision_keeps_the_distinguishing_end() {
+        assert_eq!(fit_middle("rkmeans_v64_native", 12), "rkm…4_native");
+        assert_eq!(fit_middle("rkmeans_v64_zcr", 12), "rkm…_v64_zcr");
+        assert_eq!(fit_middle("short", 12), "short");
+        assert_eq!(fit_middle("rkmeans_v64_zcr", 12).width(), 12);
+    }
 
     #[test]
     fn text_helpers() {
