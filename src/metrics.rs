@@ -310,13 +310,18 @@ impl<'a> Evaluator<'a> {
         let this = &*self;
         let mut outcomes = Vec::new();
         let mut anomalies = Anomalies::default();
+        let mut list_width = 0;
         beams::map_records(
             path,
             progress,
-            |rec| this.evaluate(rec),
-            |scored| {
+            |rec| {
+                let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
+                (this.evaluate(rec), width)
+            },
+            |(scored, width)| {
                 anomalies.add(scored.anomalies);
                 outcomes.push(scored.outcome);
+                list_width = list_width.max(width);
                 Ok(())
             },
         )?;
@@ -325,6 +330,7 @@ impl<'a> Evaluator<'a> {
             outcomes,
             anomalies,
             generated: self.generated_counts(),
+            list_width,
         })
     }
 
@@ -739,6 +745,8 @@ pub struct Evaluation {
     pub anomalies: Anomalies,
     /// Per collision group, how many users' beam lists contain its SID.
     pub generated: Vec<u32>,
+    /// The longest ranked list of any user (beam width): the largest K that means anything.
+    pub list_width: usize,
 }
 
 impl Evaluation {
@@ -766,6 +774,61 @@ impl Evaluation {
         let mut summary = acc.finish(self.compat, collisions, &self.generated);
         summary.anomalies = self.anomalies;
         summary
+    }
+}
+
+/// One collision group's credit at one K (see [`GroupCredit`], which holds it for a list of K).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Credit {
+    /// Users whose target item is in the group.
+    pub targets: u32,
+    /// ΣHit@K over those users: the SID-level credit.
+    pub sid: f64,
+    /// ΣItemHit@K over those users: the item-level credit.
+    pub item: f64,
+}
+
+impl Credit {
+    /// SID-level minus item-level credit: what the collision over-credits.
+    pub fn over(&self) -> f64 {
+        self.sid - self.item
+    }
+}
+
+/// Users indexed by the collision group of their target, so that one group's credit at any K
+/// costs only that group's users — what an interactive front end needs on every change of K.
+#[derive(Debug, Clone, Default)]
+pub struct CreditIndex {
+    users: HashMap<u32, Vec<u32>>,
+}
+
+impl CreditIndex {
+    /// Indexes the users of `evaluation` by target group.
+    pub fn new(evaluation: &Evaluation) -> Self {
+        let mut users: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (user, o) in evaluation.outcomes.iter().enumerate() {
+            if let Some(g) = o.target_group {
+                users.entry(g).or_default().push(user as u32);
+            }
+        }
+        CreditIndex { users }
+    }
+
+    /// The credit of SID group `group` at `k`, summed in user order exactly like
+    /// [`Evaluation::summary`]; `None` when no user's target is in it.
+    pub fn credit(&self, evaluation: &Evaluation, group: u32, k: usize) -> Option<Credit> {
+        let users = self.users.get(&group)?;
+        let mut credit = Credit {
+            targets: users.len() as u32,
+            sid: 0.0,
+            item: 0.0,
+        };
+        for &u in users {
+            let o = &evaluation.outcomes[u as usize];
+            credit.sid += o.hit(k);
+            credit.item += o.item_hit(k);
+        }
+        Some(credit)
     }
 }
 
@@ -1086,5 +1149,56 @@ mod tests {
             let valid = beams.iter().filter(|&&(a, b)| a == b && (1..=4).contains(&a)).count() as u64;
             prop_assert_eq!(s.anomalies.invalid_sids, beams.len() as u64 - valid);
         }
+    }
+
+    /// One group's credit from the index equals [`Evaluation::summary`] for every group and K.
+    #[test]
+    fn credit_index_matches_the_summary() {
+        let index = SidIndex::parse(
+            br#"{"0": [1, 1], "1": [1, 1], "2": [1, 1], "3": [2, 2], "4": [2, 2], "5": [3, 3]}"#,
+            Path::new("t.json"),
+            None,
+        )
+        .unwrap();
+        let collisions = Collisions::new(&index);
+        let evaluator = Evaluator::new(&index, &collisions, Compat::Faithful);
+        let records = [
+            r#"{"beam_sids": ["<a_1><b_1>", "<a_2><b_2>"], "target_item": "0"}"#,
+            r#"{"beam_sids": ["<a_3><b_3>", "<a_2><b_2>"], "target_item": "4"}"#,
+            r#"{"beam_sids": ["<a_2><b_2>", "<a_1><b_1>"], "target_item": "1"}"#,
+            r#"{"beam_sids": ["<a_3><b_3>"], "target_item": "5"}"#,
+        ];
+        let outcomes = records
+            .iter()
+            .map(|r| {
+                evaluator
+                    .evaluate(&BeamRecord::from_json(r).unwrap())
+                    .outcome
+            })
+            .collect();
+        let evaluation = Evaluation {
+            compat: Compat::Faithful,
+            outcomes,
+            anomalies: Anomalies::default(),
+            generated: evaluator.generated_counts(),
+            list_width: 2,
+        };
+        let ks = [1, 2, 3, 5, 10];
+        let summary = evaluation.summary(&ks, &collisions);
+        let credits = CreditIndex::new(&evaluation);
+        for (i, &k) in ks.iter().enumerate() {
+            for g in &summary.groups {
+                let c = credits.credit(&evaluation, g.group, k).unwrap();
+                assert_eq!(c.targets, g.targets);
+                assert_eq!(c.sid, g.sid_credit[i]);
+                assert_eq!(c.item, g.item_credit[i]);
+                assert_eq!(c.over(), g.over_credit(i));
+            }
+        }
+        assert_eq!(summary.groups.len(), 3);
+        assert_eq!(
+            credits.credit(&evaluation, collisions.group_of(3) + 100, 1),
+            None
+        );
     }
 }

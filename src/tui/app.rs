@@ -364,7 +364,7 @@ impl App {
     pub fn max_k(&self) -> usize {
         self.tokenizers
             .iter()
-            .filter_map(|t| t.metrics.ready().map(|m| m.beam_width))
+            .filter_map(|t| t.metrics.ready().map(|m| m.beam_width()))
             .max()
             .filter(|&w| w > 0)
             .unwrap_or(K_WITHOUT_BEAMS)

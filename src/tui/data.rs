@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use sidlens::collision::Collisions;
 use sidlens::load::{ItemTexts, SidIndex};
-use sidlens::metrics::Evaluation;
+use sidlens::metrics::{Credit, CreditIndex, Evaluation};
 use sidlens::projection::{CacheOutcome, Projection};
 use sidlens::reassign::Plan;
 use sidlens::report::groups::{self, GroupFilter, GroupRow};
@@ -61,65 +61,31 @@ pub fn prefix_key(codes: &[Code]) -> SidKey {
 pub struct Evaluated {
     /// The library's evaluation.
     pub evaluation: Evaluation,
-    /// The longest beam list: the largest K that means anything.
-    pub beam_width: usize,
     /// The beams file.
     pub path: PathBuf,
-    /// Users by the collision group of their target, so one group's credit at any K costs
-    /// only its own users.
-    users_by_target: HashMap<u32, Vec<u32>>,
-}
-
-/// One group's credit at one K: what [`sidlens::metrics::GroupCredit`] holds, for one group.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Credit {
-    /// Users whose target item is in the group.
-    pub targets: u32,
-    /// ΣHit@K over those users: the SID-level credit.
-    pub sid: f64,
-    /// ΣItemHit@K over those users: the item-level credit.
-    pub item: f64,
-}
-
-impl Credit {
-    /// SID-level minus item-level credit: what the collision over-credits.
-    pub fn over(&self) -> f64 {
-        self.sid - self.item
-    }
+    /// Users by the collision group of their target (the library's index).
+    credits: CreditIndex,
 }
 
 impl Evaluated {
     /// Indexes the users of `evaluation` by target group.
-    pub fn new(evaluation: Evaluation, beam_width: usize, path: PathBuf) -> Self {
-        let mut users_by_target: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (user, o) in evaluation.outcomes.iter().enumerate() {
-            if let Some(g) = o.target_group {
-                users_by_target.entry(g).or_default().push(user as u32);
-            }
-        }
+    pub fn new(evaluation: Evaluation, path: PathBuf) -> Self {
+        let credits = CreditIndex::new(&evaluation);
         Evaluated {
             evaluation,
-            beam_width,
             path,
-            users_by_target,
+            credits,
         }
     }
 
-    /// The credit of SID group `group` at `k`, summed in user order like the library's
-    /// `Evaluation::summary`; `None` when no user's target is in it.
+    /// The longest beam list: the largest K that means anything.
+    pub fn beam_width(&self) -> usize {
+        self.evaluation.list_width
+    }
+
+    /// The credit of SID group `group` at `k`; `None` when no user's target is in it.
     pub fn credit(&self, group: u32, k: usize) -> Option<Credit> {
-        let users = self.users_by_target.get(&group)?;
-        let mut credit = Credit {
-            targets: users.len() as u32,
-            sid: 0.0,
-            item: 0.0,
-        };
-        for &u in users {
-            let o = &self.evaluation.outcomes[u as usize];
-            credit.sid += o.hit(k);
-            credit.item += o.item_hit(k);
-        }
-        Some(credit)
+        self.credits.credit(&self.evaluation, group, k)
     }
 
     /// How many users' beam lists contain group `group`'s SID.
@@ -202,59 +168,4 @@ pub struct Projected {
     pub cache: CacheOutcome,
     /// Items of the highlighted groups the sample had to keep.
     pub must_include: usize,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sidlens::load::beams::BeamRecord;
-    use sidlens::metrics::{Compat, Evaluator};
-    use std::path::Path;
-
-    /// The per-group credit equals the library's `Evaluation::summary` for every group and K.
-    #[test]
-    fn credit_matches_the_library_summary() {
-        let index = SidIndex::parse(
-            br#"{"0": [1, 1], "1": [1, 1], "2": [1, 1], "3": [2, 2], "4": [2, 2], "5": [3, 3]}"#,
-            Path::new("t.json"),
-            None,
-        )
-        .unwrap();
-        let collisions = Collisions::new(&index);
-        let evaluator = Evaluator::new(&index, &collisions, Compat::Faithful);
-        let records = [
-            r#"{"beam_sids": ["<a_1><b_1>", "<a_2><b_2>"], "target_item": "0"}"#,
-            r#"{"beam_sids": ["<a_3><b_3>", "<a_2><b_2>"], "target_item": "4"}"#,
-            r#"{"beam_sids": ["<a_2><b_2>", "<a_1><b_1>"], "target_item": "1"}"#,
-            r#"{"beam_sids": ["<a_3><b_3>"], "target_item": "5"}"#,
-        ];
-        let outcomes = records
-            .iter()
-            .map(|r| {
-                evaluator
-                    .evaluate(&BeamRecord::from_json(r).unwrap())
-                    .outcome
-            })
-            .collect();
-        let evaluation = Evaluation {
-            compat: Compat::Faithful,
-            outcomes,
-            anomalies: Default::default(),
-            generated: evaluator.generated_counts(),
-        };
-        let ks = [1, 2, 3, 5, 10];
-        let summary = evaluation.summary(&ks, &collisions);
-        let evaluated = Evaluated::new(evaluation, 2, PathBuf::from("b.json"));
-        for (i, &k) in ks.iter().enumerate() {
-            for g in &summary.groups {
-                let c = evaluated.credit(g.group, k).unwrap();
-                assert_eq!(c.targets, g.targets);
-                assert_eq!(c.sid, g.sid_credit[i]);
-                assert_eq!(c.item, g.item_credit[i]);
-                assert_eq!(c.over(), g.over_credit(i));
-            }
-        }
-        assert_eq!(summary.groups.len(), 3);
-        assert_eq!(evaluated.credit(collisions.group_of(3) + 100, 1), None);
-    }
 }

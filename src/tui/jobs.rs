@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use std::path::{Path, PathBuf};
 
 use sidlens::collision::Collisions;
-use sidlens::load::{Codebooks, ItemTexts, Latents, LatentsView, SidIndex, beams};
+use sidlens::load::{Codebooks, ItemTexts, Latents, LatentsView, SidIndex};
 use sidlens::metrics::{Compat, Evaluator};
 use sidlens::progress::{CancelFlag, Progress};
 use sidlens::projection::{self, ItemRows, ProjectionCache, ProjectionParams};
@@ -242,7 +242,7 @@ pub fn run(request: Request, generation: u64, cancel: &CancelFlag, tx: &Sender<J
     });
 }
 
-/// Every user's outcome of a beams file, and the longest beam list (a second, cheap pass).
+/// Every user's outcome of a beams file.
 fn evaluate(
     data: &TokenizerData,
     path: &Path,
@@ -253,14 +253,7 @@ fn evaluate(
     let evaluation = evaluator
         .evaluate_file(path, sink)
         .map_err(|e| e.to_string())?;
-    sink.stage("measuring the beam width", 0);
-    let mut beam_width = 0;
-    beams::for_each_record(path, sink, |record| {
-        beam_width = beam_width.max(record.beams().len());
-        Ok(())
-    })
-    .map_err(|e| e.to_string())?;
-    Ok(Evaluated::new(evaluation, beam_width, path.to_path_buf()))
+    Ok(Evaluated::new(evaluation, path.to_path_buf()))
 }
 
 /// ZCR and greedy for every prefix group with a collision, as `sidlens zcr` plans them.

@@ -165,7 +165,7 @@ fn facts(app: &App) -> Vec<Line<'static>> {
                 "{}: {} users, beams up to {} · {file} · invalid SIDs {} · duplicates {} · unknown targets {}",
                 t.name(),
                 thousands(m.evaluation.n_users()),
-                m.beam_width,
+                m.beam_width(),
                 a.invalid_sids,
                 a.duplicate_sids,
                 a.unknown_targets
