@@ -297,6 +297,48 @@ fn group_list_shows_the_largest_group_first_and_quitting_restores_the_terminal()
 }
 
 #[test]
+fn sigterm_restores_the_terminal() {
+    if !Tmux::available() || !Path::new("/proc/self/task").is_dir() {
+        eprintln!("skipping: tmux or /proc not available");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let index = dir.path().join("toy.index.json");
+    // A shell runs sidlens, then prints the terminal modes it finds afterwards.
+    let script = format!(
+        "{} tui --index {} --no-watch; echo exited $?; stty -a; sleep 30",
+        env!("CARGO_BIN_EXE_sidlens"),
+        index.display()
+    );
+    let tmux = Tmux::start("sigterm", 100, 30, &[]);
+    tmux.run(&["respawn-pane", "-k", "-t", "e2e", "sh", "-c", &script]);
+    tmux.wait_for("the group list", |s| s.contains("first item"));
+    let shell = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
+    let shell = shell.trim();
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+    let sidlens = children
+        .split_whitespace()
+        .next()
+        .expect("sidlens runs under the shell");
+    let killed = Command::new("kill")
+        .args(["-TERM", sidlens])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let screen = tmux.wait_for("the terminal modes after exit", |s| s.contains("icanon"));
+    assert!(screen.contains("exited 0"), "{screen}");
+    assert!(
+        !screen.contains("-icanon") && !screen.contains("-echo "),
+        "raw mode left on:\n{screen}"
+    );
+    assert!(
+        !screen.contains("sidlens ·"),
+        "alternate screen left:\n{screen}"
+    );
+}
+
+#[test]
 fn a_bad_file_is_reported_in_the_pane_and_the_tui_keeps_running() {
     if !Tmux::available() {
         eprintln!("skipping: tmux not installed");

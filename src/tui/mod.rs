@@ -15,7 +15,8 @@ pub mod ui;
 pub mod watch;
 
 use std::io::{self, IsTerminal, Stdout};
-use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
@@ -60,7 +61,14 @@ pub fn run(sources: Sources) -> anyhow::Result<()> {
         .filter(|_| sources.watch_beams)
         .filter_map(|(i, t)| Some((i, t.beams.clone()?)));
     let mut watcher = Watcher::new(watched);
-    event_loop(&mut terminal.0, &mut app, &mut jobs, &mut watcher)?;
+    let terminated = termination_flag()?;
+    event_loop(
+        &mut terminal.0,
+        &mut app,
+        &mut jobs,
+        &mut watcher,
+        &terminated,
+    )?;
     jobs.cancel_all();
     Ok(())
 }
@@ -70,6 +78,7 @@ fn event_loop(
     app: &mut App,
     jobs: &mut Jobs,
     watcher: &mut Watcher,
+    terminated: &AtomicBool,
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     loop {
@@ -77,7 +86,7 @@ fn event_loop(
             terminal.draw(|frame| ui::render(app, frame))?;
             dirty = false;
         }
-        if app.should_quit {
+        if app.should_quit || terminated.load(Ordering::Relaxed) {
             return Ok(());
         }
         while let Some(msg) = jobs.try_recv() {
@@ -112,6 +121,20 @@ fn event_loop(
             }
         }
     }
+}
+
+/// A flag raised by SIGTERM, SIGHUP or SIGQUIT (a `kill`, a closed SSH session), so the loop
+/// ends normally and the terminal is restored instead of left in raw mode.
+fn termination_flag() -> io::Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGQUIT,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&flag))?;
+    }
+    Ok(flag)
 }
 
 fn execute_all(jobs: &mut Jobs, commands: Vec<Command>) {
