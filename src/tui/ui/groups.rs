@@ -192,13 +192,15 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
             out.push((
                 format!("Hit@{k}"),
                 Box::new(move |r: &GroupRow| {
-                    m.credit(r.group, k).map_or("0".into(), |c| credit(c.sid))
+                    m.credit(r.group, k)
+                        .map_or_else(|| credit(0.0), |c| credit(c.sid))
                 }),
             ));
             out.push((
                 format!("IHit@{k}"),
                 Box::new(move |r: &GroupRow| {
-                    m.credit(r.group, k).map_or("0".into(), |c| credit(c.item))
+                    m.credit(r.group, k)
+                        .map_or_else(|| credit(0.0), |c| credit(c.item))
                 }),
             ));
         }
@@ -206,7 +208,7 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
             "over".into(),
             Box::new(move |r: &GroupRow| {
                 m.credit(r.group, k)
-                    .map_or("0".into(), |c| credit(c.over()))
+                    .map_or_else(|| credit(0.0), |c| credit(c.over()))
             }),
         ));
     }
@@ -247,12 +249,9 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
 }
 
 /// A sum of per-user credit, 2 decimals (integers stay short).
+/// A credit (a sum of per-user values) with 2 decimals, so a column lines up.
 fn credit(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    }
+    format!("{v:.2}")
 }
 
 fn cell(column: &Column, value: &str) -> String {
