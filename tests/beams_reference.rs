@@ -2,7 +2,7 @@
 //! reads: every user, no anomaly, in both output formats; SID-level Hit@10 is inflated over
 //! ItemHit@10 on the native index and equal to it on the zero-collision one.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sidlens::collision::Collisions;
 use sidlens::load::{Interactions, SidIndex};
@@ -11,15 +11,10 @@ use sidlens::output::write_atomically;
 use sidlens::progress::NoProgress;
 use sidlens::proxy_beams;
 
+mod common;
+
 fn scientific() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/CollisionGenRec/data/Scientific");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/reference not found");
-        None
-    }
+    common::reference().map(|r| r.join("CollisionGenRec/data/Scientific"))
 }
 
 #[test]

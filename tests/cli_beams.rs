@@ -1,13 +1,7 @@
 //! `sidlens beams` end to end with the real binary: formats, determinism and errors.
 
-use std::process::Command;
-
-fn sidlens(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_sidlens"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::sidlens;
 
 #[test]
 fn writes_per_user_json_and_jsonl_with_the_same_records() {

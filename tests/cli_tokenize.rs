@@ -1,16 +1,11 @@
 //! `sidlens tokenize` end to end with the real binary: outputs, their shapes, and errors.
 
 use std::path::Path;
-use std::process::Command;
 
 use ndarray::{Array2, Array3};
 
-fn sidlens(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_sidlens"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::sidlens;
 
 fn write_embeddings(path: &Path, n: usize, d: usize) {
     let x = Array2::from_shape_fn((n, d), |(i, j)| ((i * 31 + j * 17) % 23) as f32 / 23.0);

@@ -2,19 +2,15 @@
 //! atomically and never over an input, JSON keys, exit codes, and errors naming file and place.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use ndarray::{Array1, Array2, Array3};
 use ndarray_npy::write_npy;
 use sidlens::collision::Collisions;
 use sidlens::load::SidIndex;
 
-fn sidlens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sidlens"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::sidlens;
 
 fn text(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -1,18 +1,16 @@
 //! `diff` on the paper's Beauty case study (`../shared/reference/CollisionGenRec`): items 14 and
 //! 1943 share a SID in `rkmeans_native`; `rkmeans_zcr` moves 14 to code 111, 1943 keeps 206.
 
-use std::path::Path;
-
 use sidlens::diff::diff;
 use sidlens::load::SidIndex;
 
+mod common;
+
 #[test]
 fn beauty_case_study() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    if !root.is_dir() {
-        eprintln!("skipping: ../shared/reference not found");
+    let Some(root) = common::reference() else {
         return;
-    }
+    };
     let dir = root.join("CollisionGenRec/data/Beauty/indexes");
     let native = SidIndex::load(&dir.join("rkmeans_native/Beauty.index.json"), None).unwrap();
     let zcr = SidIndex::load(&dir.join("rkmeans_zcr/Beauty.index.json"), None).unwrap();

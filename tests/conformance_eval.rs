@@ -2,7 +2,7 @@
 //! paper's `cce.py`), the tricky fixture under `--compat cce-py`, and the tricky fixture's
 //! faithful values derived by hand below. Skips when ../shared/reference is absent.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use sidlens::collision::Collisions;
@@ -10,18 +10,11 @@ use sidlens::load::SidIndex;
 use sidlens::metrics::{Compat, Evaluation, Evaluator, Summary};
 use sidlens::progress::NoProgress;
 
+mod common;
+use common::reference;
+
 const KS: [usize; 4] = [1, 5, 10, 20];
 const TOL: f64 = 1e-12;
-
-fn reference() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: ../shared/reference not found");
-        None
-    }
-}
 
 fn json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()

@@ -2,7 +2,7 @@
 //! (residual k-means tokenizers on MiniLM embeddings); skipped when the folder is absent.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use sidlens::collision::Collisions;
@@ -11,15 +11,8 @@ use sidlens::progress::NoProgress;
 use sidlens::reassign::{CostModel, Mode, Plan, plan};
 use sidlens::sid::Code;
 
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/reference not found");
-        None
-    }
-}
+mod common;
+use common::reference;
 
 const CONFIGS: [(&str, &str); 3] = [
     ("rkmeans", "codebooks.npy"),

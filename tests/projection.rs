@@ -1,7 +1,7 @@
 //! The projection end to end: picture quality on the reference MiniLM embeddings, and the
 //! `sidlens project` command (outputs, highlighting, cache, errors).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ndarray::Array2;
@@ -10,15 +10,8 @@ use sidlens::load::{Latents, LatentsView};
 use sidlens::progress::NoProgress;
 use sidlens::projection::{ProjectionParams, project, sample_rows};
 
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/reference not found");
-        None
-    }
-}
+mod common;
+use common::reference;
 
 /// Mean share of each point's `k` nearest neighbours (Euclidean, full dimension) that are
 /// also among its `k` nearest in the 2-D picture.

@@ -3,21 +3,14 @@
 //! reconstruction error as low. The L=4, V=256 run (about 2.3 s of CPU in release) is ignored in
 //! unoptimised builds: `cargo test --release --test tokenize_reference`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ndarray::Array2;
 use sidlens::progress::NoProgress;
 use sidlens::tokenize::{self, RkMeansConfig};
 
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/reference not found");
-        None
-    }
-}
+mod common;
+use common::reference;
 
 fn reference_meta(dir: &Path, name: &str) -> serde_json::Value {
     let path = dir.join("minilm/Scientific").join(name);

@@ -1,0 +1,27 @@
+//! Helpers shared by the integration tests: where the reference data is, and running the
+//! real binary. Each test crate uses the part it needs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `../shared/reference` beside the repository, or `None` (with a printed notice) when a fresh
+/// clone has no such folder, so reference tests skip instead of failing.
+#[allow(dead_code)]
+pub fn reference() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: ../shared/reference not found");
+        None
+    }
+}
+
+/// Runs the `sidlens` binary built for these tests with `args`.
+#[allow(dead_code)]
+pub fn sidlens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sidlens"))
+        .args(args)
+        .output()
+        .expect("run sidlens")
+}
