@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Align, Table};
+use super::{Align, Table, on_first_line};
 use crate::collision::Collisions;
 use crate::load::{ItemTexts, SidIndex};
 use crate::sid::{self, Code};
@@ -109,21 +109,9 @@ pub fn table(rows: &[GroupRow]) -> Table {
         for (i, item) in row.items.iter().enumerate() {
             let first = i == 0;
             t.push(vec![
-                if first {
-                    row.rank.to_string()
-                } else {
-                    String::new()
-                },
-                if first {
-                    row.size.to_string()
-                } else {
-                    String::new()
-                },
-                if first {
-                    row.sid.clone()
-                } else {
-                    String::new()
-                },
+                on_first_line(first, row.rank.to_string()),
+                on_first_line(first, row.size.to_string()),
+                on_first_line(first, row.sid.clone()),
                 item.id.clone(),
                 item.title.clone().unwrap_or_default(),
             ]);

@@ -49,6 +49,11 @@ impl Table {
     }
 }
 
+/// A group-level cell shown only on a group's first line (tables list one line per item).
+pub fn on_first_line(first: bool, cell: String) -> String {
+    if first { cell } else { String::new() }
+}
+
 /// Formats a metric value the way every table shows it: 4 decimals.
 pub fn metric(v: f64) -> String {
     format!("{v:.4}")

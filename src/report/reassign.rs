@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Align, Table, metric};
+use super::{Align, Table, metric, on_first_line};
 use crate::load::{ItemTexts, SidIndex};
 use crate::reassign::{Mode, Plan, SkipReason, Summary};
 use crate::sid::{self, Code};
@@ -240,16 +240,8 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
         for (k, item) in row.items.iter().enumerate() {
             let first = k == 0;
             let mut cells = vec![
-                if first {
-                    row.prefix_sid.clone()
-                } else {
-                    String::new()
-                },
-                if first {
-                    row.size.to_string()
-                } else {
-                    String::new()
-                },
+                on_first_line(first, row.prefix_sid.clone()),
+                on_first_line(first, row.size.to_string()),
                 item.id.clone(),
                 item.native.to_string(),
             ];
@@ -261,11 +253,7 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
                     item.greedy_delta.map_or_else(String::new, delta_cell),
                 ]);
             } else {
-                cells.push(if first {
-                    row.min_changes.to_string()
-                } else {
-                    String::new()
-                });
+                cells.push(on_first_line(first, row.min_changes.to_string()));
             }
             t.push(cells);
         }
