@@ -682,6 +682,9 @@ struct Block {
 struct LineBlocks<'a> {
     path: &'a Path,
     file: File,
+    /// Bytes the file held when opened, so a small file is not read into a 4 MiB buffer.
+    size_hint: u64,
+    read: u64,
     carry: Vec<u8>,
     next_line: usize,
     next_record: usize,
@@ -690,9 +693,12 @@ struct LineBlocks<'a> {
 
 impl<'a> LineBlocks<'a> {
     fn new(path: &'a Path, file: File) -> Self {
+        let size_hint = file.metadata().map_or(0, |m| m.len());
         LineBlocks {
             path,
             file,
+            size_hint,
+            read: 0,
             carry: Vec::new(),
             next_line: 1,
             next_record: 0,
@@ -713,12 +719,16 @@ impl<'a> LineBlocks<'a> {
                 break block.bytes.len();
             }
             let before = block.bytes.len();
-            block.bytes.resize(before + BLOCK_BYTES, 0);
+            // The file may still grow (a run writing beams): the hint only sizes the buffer.
+            let left = self.size_hint.saturating_sub(self.read) as usize;
+            let want = BLOCK_BYTES.min(left.max(1 << 12) + 1);
+            block.bytes.resize(before + want, 0);
             let n = self
                 .file
                 .read(&mut block.bytes[before..])
                 .map_err(|e| Error::io(self.path, e))?;
             block.bytes.truncate(before + n);
+            self.read += n as u64;
             progress.advance(n as u64);
             if n == 0 {
                 self.eof = true;
