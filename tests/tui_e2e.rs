@@ -339,6 +339,39 @@ fn sigterm_restores_the_terminal() {
 }
 
 #[test]
+fn a_vanished_terminal_ends_the_process_even_with_sighup_ignored() {
+    if !Tmux::available() || !Path::new("/proc/self/task").is_dir() {
+        eprintln!("skipping: tmux or /proc not available");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let index = dir.path().join("toy.index.json");
+    for ignore_hup in [false, true] {
+        let trap = if ignore_hup { "trap '' HUP; " } else { "" };
+        let script = format!(
+            "{trap}exec {} tui --index {} --no-watch",
+            env!("CARGO_BIN_EXE_sidlens"),
+            index.display()
+        );
+        let tmux = Tmux::start("hangup", 100, 30, &[]);
+        tmux.run(&["respawn-pane", "-k", "-t", "e2e", "sh", "-c", &script]);
+        tmux.wait_for("the group list", |s| s.contains("first item"));
+        let pid = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
+        let proc_dir = format!("/proc/{}", pid.trim());
+        drop(tmux);
+        let start = Instant::now();
+        while Path::new(&proc_dir).exists() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            !Path::new(&proc_dir).exists(),
+            "sidlens kept running after its terminal closed (SIGHUP ignored: {ignore_hup})"
+        );
+    }
+}
+
+#[test]
 fn a_bad_file_is_reported_in_the_pane_and_the_tui_keeps_running() {
     if !Tmux::available() {
         eprintln!("skipping: tmux not installed");

@@ -62,6 +62,7 @@ pub fn run(sources: Sources) -> anyhow::Result<()> {
         .filter_map(|(i, t)| Some((i, t.beams.clone()?)));
     let mut watcher = Watcher::new(watched);
     let terminated = termination_flag()?;
+    watch_for_hangup();
     event_loop(
         &mut terminal.0,
         &mut app,
@@ -116,25 +117,39 @@ fn event_loop(
                 execute_all(jobs, app.update(action));
                 dirty = true;
             }
-            if app.should_quit {
+            if app.should_quit || terminated.load(Ordering::Relaxed) {
                 break;
             }
         }
     }
 }
 
-/// A flag raised by SIGTERM, SIGHUP or SIGQUIT (a `kill`, a closed SSH session), so the loop
-/// ends normally and the terminal is restored instead of left in raw mode.
+/// A flag raised by SIGTERM or SIGQUIT (a `kill`), so the loop ends normally and the terminal
+/// is restored instead of left in raw mode. SIGHUP (a closed SSH session or terminal) keeps its
+/// default action, ending the process: there is no terminal left to restore.
 fn termination_flag() -> io::Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-        signal_hook::consts::SIGQUIT,
-    ] {
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGQUIT] {
         signal_hook::flag::register(signal, Arc::clone(&flag))?;
     }
     Ok(flag)
+}
+
+/// Ends the process once the terminal is gone but SIGHUP did not end it (started under
+/// `nohup`, or SIGHUP ignored): crossterm then spins reading the hung-up terminal forever.
+fn watch_for_hangup() {
+    let spawned = std::thread::Builder::new()
+        .name("sidlens-hangup".into())
+        .spawn(|| {
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+                if !io::stdin().is_terminal() {
+                    std::process::exit(1);
+                }
+            }
+        });
+    // Without the watchdog the TUI still works; only a vanished terminal is noticed later.
+    drop(spawned);
 }
 
 fn execute_all(jobs: &mut Jobs, commands: Vec<Command>) {
