@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use sidlens::progress::NoProgress;
 use sidlens::synthetic::{self, SyntheticSpec};
 
 /// One measured command.
@@ -127,27 +126,34 @@ fn zcr_args(files: &synthetic::SyntheticFiles) -> Vec<String> {
     ]
 }
 
-/// The cached synthetic dataset of this size, generated on first use.
+/// The cached synthetic dataset of this size, generated on first use by `sidlens synth` in a
+/// child process, so this process stays small and the children's peak memory is their own
+/// (Linux carries a parent's peak resident set over into a forked child's).
 fn dataset(
     root: &Path,
     n_items: usize,
     n_users: usize,
     max_prefix: usize,
 ) -> synthetic::SyntheticFiles {
-    let spec = SyntheticSpec {
-        n_items,
-        n_users,
-        max_prefix_group: max_prefix,
-        ..SyntheticSpec::default()
-    };
-    let dir: PathBuf = root.join(format!(
-        "n{n_items}-u{n_users}-p{max_prefix}-s{}",
-        spec.seed
-    ));
+    let seed = SyntheticSpec::default().seed;
+    let dir: PathBuf = root.join(format!("n{n_items}-u{n_users}-p{max_prefix}-s{seed}"));
     let done = dir.join(".complete");
     if !done.exists() {
         eprintln!("generating {}", dir.display());
-        synthetic::write_dataset(&spec, &dir, &NoProgress).expect("generate synthetic data");
+        let status = Command::new(env!("CARGO_BIN_EXE_sidlens"))
+            .args(["synth", "--quiet", "--seed", &seed.to_string()])
+            .args([
+                "--items",
+                &n_items.to_string(),
+                "--users",
+                &n_users.to_string(),
+            ])
+            .args(["--max-prefix-group", &max_prefix.to_string()])
+            .arg("--out")
+            .arg(&dir)
+            .status()
+            .expect("run sidlens synth");
+        assert!(status.success(), "sidlens synth failed");
         std::fs::write(&done, "").expect("mark dataset complete");
     }
     synthetic::SyntheticFiles {
