@@ -255,7 +255,10 @@ mod tests {
     fn reference_dataset_compares_every_variant() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
         if !root.is_dir() {
-            eprintln!("skipping: ../shared/reference not found");
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                b"skipping: ../shared/reference not found\n",
+            );
             return;
         }
         let ds = Dataset::discover(

@@ -5,6 +5,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod common;
+
 /// A private tmux server (its own socket) running one sidlens session; killed on drop.
 struct Tmux {
     socket: String,
@@ -203,7 +205,7 @@ fn cell(row: &[(String, String)], headers: &[&str]) -> String {
 #[test]
 fn metrics_equal_sidlens_eval_and_follow_k_and_the_beams_file() {
     if !Tmux::available() {
-        eprintln!("skipping: tmux not installed");
+        common::skip_notice("tmux not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -257,7 +259,7 @@ fn metrics_equal_sidlens_eval_and_follow_k_and_the_beams_file() {
 #[test]
 fn group_list_shows_the_largest_group_first_and_quitting_restores_the_terminal() {
     if !Tmux::available() {
-        eprintln!("skipping: tmux not installed");
+        common::skip_notice("tmux not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -299,7 +301,7 @@ fn group_list_shows_the_largest_group_first_and_quitting_restores_the_terminal()
 #[test]
 fn sigterm_restores_the_terminal() {
     if !Tmux::available() || !Path::new("/proc/self/task").is_dir() {
-        eprintln!("skipping: tmux or /proc not available");
+        common::skip_notice("tmux or /proc not available");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -341,7 +343,7 @@ fn sigterm_restores_the_terminal() {
 #[test]
 fn a_vanished_terminal_ends_the_process_even_with_sighup_ignored() {
     if !Tmux::available() || !Path::new("/proc/self/task").is_dir() {
-        eprintln!("skipping: tmux or /proc not available");
+        common::skip_notice("tmux or /proc not available");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -374,7 +376,7 @@ fn a_vanished_terminal_ends_the_process_even_with_sighup_ignored() {
 #[test]
 fn a_bad_file_is_reported_in_the_pane_and_the_tui_keeps_running() {
     if !Tmux::available() {
-        eprintln!("skipping: tmux not installed");
+        common::skip_notice("tmux not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -422,7 +424,7 @@ fn no_arguments_open_the_demo_in_a_terminal_and_print_help_otherwise() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: sidlens"));
     if !Tmux::available() {
-        eprintln!("skipping: tmux not installed");
+        common::skip_notice("tmux not installed");
         return;
     }
     let tmux = Tmux::start("demo", 100, 30, &[]);

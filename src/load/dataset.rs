@@ -324,7 +324,10 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/reference/CollisionGenRec/data/Scientific");
         if !root.is_dir() {
-            eprintln!("skipping: ../shared/reference not found");
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                b"skipping: ../shared/reference not found\n",
+            );
             return;
         }
         let beams = root.join("../../../beams/Scientific");
