@@ -1,7 +1,5 @@
 //! Whole-process benchmarks of the `sidlens` binary on synthetic data (fixed seeds) at growing
-//! sizes: wall time (median of repeated runs) and peak memory per command.
-//!
-//! Run: `cargo bench --bench scale` (quick sizes) or `cargo bench --bench scale -- --full`
+//! sizes: wall time (median of repeated runs) and peak memory per command. Run: `cargo bench --bench scale` (quick sizes) or `cargo bench --bench scale -- --full`
 //! (adds 10M items and 1M users; needs ~10 GB of disk and minutes). Results are printed as a
 //! Markdown table and written to `target/bench-results.md`. Datasets are cached in
 //! `target/bench-data/`.

@@ -1,8 +1,8 @@
-//! sidlens: inspect Semantic-ID tokenizers for generative recommendation.
-//!
-//! The library holds the whole domain (loading, collision analysis, collision-corrected
-//! metrics, zero-collision reassignment, projection, reports); the CLI and the TUI in the
-//! binary are thin front ends over it, so every number the TUI shows is scriptable.
+//! sidlens: the domain of Semantic-ID tokenizer inspection — loading, collision analysis,
+//! collision-corrected metrics, zero-collision reassignment, projection, reports — with no UI,
+//! so the CLI and the TUI are thin front ends and every number the TUI shows is scriptable.
+
+#![warn(missing_docs)]
 
 pub mod collision;
 pub mod compare;

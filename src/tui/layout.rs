@@ -89,7 +89,6 @@ pub enum Target {
 }
 
 /// The geometry of one frame, in one of three arrangements (scatter collapses first):
-///
 /// ```text
 /// Grid (≥ 140x40)                      Three (≥ 100x28)         Tabs (≥ 60x15)
 /// ┌ header: title, tokenizers, K ──┐   header                   header
