@@ -77,6 +77,22 @@ impl Tmux {
         }
     }
 
+    /// A session whose pane runs `script` in `sh -c` (sidlens somewhere in it), once the
+    /// group list is on screen.
+    fn start_script(name: &str, script: &str) -> Tmux {
+        let tmux = Tmux::start(name, 100, 30, &[]);
+        tmux.run(&["respawn-pane", "-k", "-t", "e2e", "sh", "-c", script]);
+        tmux.wait_for("the group list", |s| s.contains("first item"));
+        tmux
+    }
+
+    /// The process id of the pane's command.
+    fn pane_pid(&self) -> String {
+        self.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"])
+            .trim()
+            .to_string()
+    }
+
     fn pane_dead(&self) -> bool {
         self.run(&["display-message", "-p", "-t", "e2e", "#{pane_dead}"])
             .trim()
@@ -313,11 +329,8 @@ fn sigterm_restores_the_terminal() {
         env!("CARGO_BIN_EXE_sidlens"),
         index.display()
     );
-    let tmux = Tmux::start("sigterm", 100, 30, &[]);
-    tmux.run(&["respawn-pane", "-k", "-t", "e2e", "sh", "-c", &script]);
-    tmux.wait_for("the group list", |s| s.contains("first item"));
-    let shell = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
-    let shell = shell.trim();
+    let tmux = Tmux::start_script("sigterm", &script);
+    let shell = tmux.pane_pid();
     let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
     let sidlens = children
         .split_whitespace()
@@ -356,11 +369,8 @@ fn a_vanished_terminal_ends_the_process_even_with_sighup_ignored() {
             env!("CARGO_BIN_EXE_sidlens"),
             index.display()
         );
-        let tmux = Tmux::start("hangup", 100, 30, &[]);
-        tmux.run(&["respawn-pane", "-k", "-t", "e2e", "sh", "-c", &script]);
-        tmux.wait_for("the group list", |s| s.contains("first item"));
-        let pid = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
-        let proc_dir = format!("/proc/{}", pid.trim());
+        let tmux = Tmux::start_script("hangup", &script);
+        let proc_dir = format!("/proc/{}", tmux.pane_pid());
         drop(tmux);
         let start = Instant::now();
         while Path::new(&proc_dir).exists() && start.elapsed() < Duration::from_secs(5) {

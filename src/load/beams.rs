@@ -1086,6 +1086,18 @@ impl ValueSeed<'_> {
         }
     }
 
+    /// An integer: a score, or an item id written as a number.
+    fn integer<E: de::Error>(self, value: f64, text: &str) -> Result<(), E> {
+        match self.field {
+            Field::Scores => {
+                self.rec.scores.push(value);
+                Ok(())
+            }
+            Field::TargetItem | Field::RankedItems => self.store_id(text),
+            _ => Err(self.wrong("a number")),
+        }
+    }
+
     fn wrong<E: de::Error>(&self, what: &str) -> E {
         let want = match self.field {
             Field::BeamSids | Field::Target => "a SID string",
@@ -1126,25 +1138,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        match self.field {
-            Field::Scores => {
-                self.rec.scores.push(v as f64);
-                Ok(())
-            }
-            Field::TargetItem | Field::RankedItems => self.store_id(&v.to_string()),
-            _ => Err(self.wrong("a number")),
-        }
+        self.integer(v as f64, &v.to_string())
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        match self.field {
-            Field::Scores => {
-                self.rec.scores.push(v as f64);
-                Ok(())
-            }
-            Field::TargetItem | Field::RankedItems => self.store_id(&v.to_string()),
-            _ => Err(self.wrong("a number")),
-        }
+        self.integer(v as f64, &v.to_string())
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
