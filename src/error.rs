@@ -11,12 +11,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    // The OS message is in the text and not chained as a `source`, so `{:#}` printing
+    // (anyhow's chain) does not repeat it.
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file concerned.
         path: PathBuf,
         /// What the operating system said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file was read but its content is not what sidlens expects.
     #[error("{}{place}: {message}", path.display())]
@@ -89,7 +91,7 @@ impl Error {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         Error::Io {
             path: path.to_path_buf(),
-            source,
+            error: source,
         }
     }
 

@@ -132,6 +132,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         }
     };
     drop(bar);
+    let warnings = crate::metrics::eval_warnings(&summary);
+    for w in &warnings {
+        super::print::message(&format!("warning: {w}"));
+    }
     let collision_rate = collisions.collision_rate();
     let top = args.groups.map(|n| summary.top_groups(n));
     if args.json {
@@ -155,6 +159,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&report::table(&summary)));
     out.push('\n');
     out.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
+    for w in &warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
     if let Some(top) = &top {
         out.push('\n');
         out.push_str(&text::render(&report::groups_table(

@@ -68,6 +68,21 @@ pub struct Globals {
     pub quiet: bool,
 }
 
+/// Removes unfinished outputs' temporary files when SIGINT, SIGTERM or SIGHUP ends the run,
+/// then exits as the signal would (128 + its number).
+fn remove_temp_files_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            crate::write::remove_unfinished();
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 /// Parses the command line, runs it, and maps the outcome to an exit code:
 /// 0 ok, 1 runtime error, 2 usage error.
 pub fn main() -> ExitCode {
@@ -80,6 +95,11 @@ pub fn main() -> ExitCode {
         }
     };
     let globals = Globals { quiet: cli.quiet };
+    if !matches!(cli.command, Some(Command::Tui(_)) | None) {
+        // The TUI handles its own signals and restores the terminal; elsewhere a signal must
+        // not leave a half-written output's temporary file behind.
+        remove_temp_files_on_signals();
+    }
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
@@ -105,7 +125,7 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("sidlens: error: {e:#}");
+            print::message(&format!("sidlens: error: {e:#}"));
             ExitCode::from(1)
         }
     }

@@ -14,10 +14,18 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints text as is.
-pub fn print_text(text: &str) -> anyhow::Result<()> {
+/// Prints data (CSV) exactly as given: a CSV reader gets every byte of the input's values.
+pub fn print_data(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints human-readable text, with terminal controls from the data removed.
+pub fn print_text(text: &str) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(crate::terminal_text::printable(text).as_bytes())?;
     out.flush()?;
     Ok(())
 }
@@ -29,4 +37,9 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<io::Error>()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Prints a message on stderr, with terminal controls from the data removed.
+pub fn message(text: &str) {
+    eprintln!("{}", crate::terminal_text::printable(text));
 }

@@ -17,7 +17,7 @@ use ndarray::ArrayView2;
 use serde::Serialize;
 
 use super::Globals;
-use super::print::{print_json, print_text};
+use super::print::{print_data, print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens project`.
@@ -175,6 +175,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     };
     match &args.out {
         Some(out) => Ok(write_atomically(out, |w| w.write_all(text.as_bytes()))?),
+        None if args.csv || args.json => print_data(&text),
         None => print_text(&text),
     }
 }

@@ -10,7 +10,7 @@ use crate::reassign::{self, CostModel, Mode, Summary};
 use crate::report::reassign::{self as rows, ReassignRow, SkippedRow};
 use crate::report::text;
 use crate::stats::IndexStats;
-use crate::write::{ensure_not_input, write_atomically};
+use crate::write::{Outputs, ensure_not_input};
 use anyhow::Context;
 use serde::Serialize;
 
@@ -175,12 +175,15 @@ fn write_outputs(
         stats_before: IndexStats::compute(index, collisions),
         stats_after: IndexStats::compute(&reassigned, &Collisions::new(&reassigned)),
     };
-    reassigned.save(out)?;
+    // The index and its sidecar appear together or not at all.
     let sidecar = sidecar_path(out);
-    write_atomically(&sidecar, |w| {
+    let mut outputs = Outputs::new();
+    outputs.add(out, |w| reassigned.write_json(w))?;
+    outputs.add(&sidecar, |w| {
         serde_json::to_writer_pretty(&mut *w, &provenance)?;
         w.write_all(b"\n")
     })?;
+    outputs.commit()?;
     Ok(Written {
         index: out.display().to_string(),
         sidecar: sidecar.display().to_string(),

@@ -327,10 +327,7 @@ struct NpyHeader {
 
 impl NpyHeader {
     fn read(path: &Path) -> Result<Self> {
-        if path.is_dir() {
-            return Err(Error::data(path, Place::File, "is a directory, not a file"));
-        }
-        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let (mut file, file_len) = super::input::open_regular(path)?;
         let mut prefix = [0u8; 12];
         let got = read_up_to(&mut file, &mut prefix).map_err(|e| Error::io(path, e))?;
         let not_npy = || {
@@ -359,54 +356,102 @@ impl NpyHeader {
             .and_then(|_| file.read_exact(&mut text))
             .map_err(|_| Error::data(path, Place::File, "the .npy header is truncated"))?;
         let text = String::from_utf8_lossy(&text);
-        let header = Self::parse(&text).ok_or_else(|| {
+        let header = Self::parse(&text).map_err(|why| {
             Error::data(
                 path,
                 Place::File,
-                format!("cannot read the .npy header {:?}", text.trim()),
+                format!("cannot read the .npy header: {why}"),
             )
         })?;
-        let size = header
+        // A header may claim any shape: compare it with the file's length before anything
+        // is allocated for it.
+        let values = header
             .shape
             .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d));
-        if size.is_none() {
-            return Err(Error::data(
-                path,
-                Place::File,
-                "the array shape is impossibly large",
-            ));
+            .try_fold(1u64, |n, &d| n.checked_mul(d as u64));
+        let item_size = header.item_size();
+        let data_len = file_len.saturating_sub((start + header_len) as u64);
+        match (values, item_size) {
+            (None, _) => {
+                return Err(Error::data(
+                    path,
+                    Place::File,
+                    "the array shape is impossibly large",
+                ));
+            }
+            (Some(n), Some(size)) if n.checked_mul(size).is_none_or(|need| need > data_len) => {
+                return Err(Error::data(
+                    path,
+                    Place::File,
+                    format!(
+                        "the header announces shape {} of {} ({} bytes of values), but the file holds only {data_len} bytes after it (truncated, or a wrong header)",
+                        header.shape_text(),
+                        header.descr,
+                        n.saturating_mul(size)
+                    ),
+                ));
+            }
+            _ => {}
         }
         Ok(header)
     }
 
-    /// Parses the header dictionary, e.g. `{'descr': '<f4', 'fortran_order': False, 'shape': (4344, 384), }`.
-    fn parse(text: &str) -> Option<Self> {
-        let value_after = |key: &str| -> Option<&str> {
-            let at = text.find(&format!("'{key}'"))? + key.len() + 2;
-            Some(text[at..].trim_start().strip_prefix(':')?.trim_start())
+    /// Bytes per value of a plain numeric `descr` such as `<f4`, when it names one.
+    fn item_size(&self) -> Option<u64> {
+        let digits = self
+            .descr
+            .trim_start_matches(['<', '>', '=', '|'])
+            .get(1..)?;
+        digits.parse().ok().filter(|&n| n > 0)
+    }
+
+    /// Parses the header dictionary, e.g. `{'descr': '<f4', 'fortran_order': False, 'shape': (4344, 384), }`;
+    /// the error says in a few words what is wrong.
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        let value_after = |key: &str| -> std::result::Result<&str, String> {
+            let missing = || format!("it has no '{key}' entry");
+            let at = text.find(&format!("'{key}'")).ok_or_else(missing)? + key.len() + 2;
+            Ok(text[at..]
+                .trim_start()
+                .strip_prefix(':')
+                .ok_or_else(missing)?
+                .trim_start())
         };
         let descr = value_after("descr")?;
-        let quote = descr.chars().next()?;
+        let unreadable = |what: &str| format!("its {what} cannot be read");
+        let quote = descr.chars().next().ok_or_else(|| unreadable("'descr'"))?;
         let descr = if quote == '\'' || quote == '"' {
             let rest = &descr[1..];
-            rest[..rest.find(quote)?].to_string()
+            rest[..rest.find(quote).ok_or_else(|| unreadable("'descr'"))?].to_string()
         } else {
-            descr[..descr
+            let end = descr
                 .find(", 'fortran_order'")
-                .or_else(|| descr.find(", 'shape'"))?]
-                .to_string()
+                .or_else(|| descr.find(", 'shape'"))
+                .ok_or_else(|| unreadable("'descr'"))?;
+            descr[..end].to_string()
         };
-        value_after("fortran_order")?;
-        let shape_text = value_after("shape")?.strip_prefix('(')?;
-        let shape_text = &shape_text[..shape_text.find(')')?];
+        let order = value_after("fortran_order")?;
+        if !order.starts_with("True") && !order.starts_with("False") {
+            let word: String = order
+                .chars()
+                .take_while(|c| c.is_alphanumeric())
+                .take(20)
+                .collect();
+            return Err(format!("'fortran_order' is {word:?}, not True or False"));
+        }
+        let shape_text = value_after("shape")?
+            .strip_prefix('(')
+            .ok_or_else(|| unreadable("'shape'"))?;
+        let shape_text =
+            &shape_text[..shape_text.find(')').ok_or_else(|| unreadable("'shape'"))?];
         let shape = shape_text
             .split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(|s| s.trim_end_matches('L').parse().ok())
-            .collect::<Option<Vec<usize>>>()?;
-        Some(NpyHeader { descr, shape })
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| format!("its shape ({shape_text}) is not a list of whole numbers"))?;
+        Ok(NpyHeader { descr, shape })
     }
 
     /// The float type of an array that must have `ndim` dimensions, or a message saying
@@ -463,7 +508,7 @@ where
     A: ndarray_npy::ReadableElement,
     D: Dimension,
 {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let (file, _) = super::input::open_regular(path)?;
     ndarray::Array::<A, D>::read_npy(BufReader::with_capacity(1 << 20, file)).map_err(|e| {
         let message = match e {
             ReadNpyError::Io(io) => return Error::io(path, io),
@@ -474,7 +519,11 @@ where
                 format!("{n} unexpected bytes after the values the header announces")
             }
             ReadNpyError::LengthOverflow => "the array shape is impossibly large".to_string(),
-            other => format!("cannot read the .npy file ({other})"),
+            other => {
+                let text = other.to_string();
+                let first = text.lines().next().unwrap_or_default();
+                format!("cannot read the .npy file ({first})")
+            }
         };
         Error::data(path, Place::File, message)
     })
@@ -640,6 +689,6 @@ mod tests {
         let h =
             NpyHeader::parse("{'descr': '|u1', 'fortran_order': False, 'shape': (), }").unwrap();
         assert_eq!(h.shape_text(), "()");
-        assert!(NpyHeader::parse("{'descr': '<f4'}").is_none());
+        assert!(NpyHeader::parse("{'descr': '<f4'}").is_err());
     }
 }

@@ -124,6 +124,7 @@ impl Accumulator {
             ks: self.ks,
             anomalies: self.anomalies,
             groups,
+            list_width: 0,
         }
     }
 }
@@ -143,6 +144,8 @@ pub struct EvalSummary {
     pub anomalies: Anomalies,
     /// Credit per collision group that is some user's target (empty unless tracked).
     pub groups: Vec<GroupCredit>,
+    /// The longest ranked list of any user (beam width); 0 when not measured.
+    pub list_width: usize,
 }
 
 impl EvalSummary {
@@ -208,6 +211,7 @@ impl Evaluation {
         }
         let mut summary = acc.finish(self.compat, collisions, &self.generated);
         summary.anomalies = self.anomalies;
+        summary.list_width = self.list_width;
         summary
     }
 }

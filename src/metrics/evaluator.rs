@@ -28,6 +28,11 @@ pub struct Anomalies {
     pub unknown_targets: u64,
     /// Users whose `target` string is not the SID the index gives `target_item`.
     pub target_mismatches: u64,
+    /// Ranked item ids (`ranked_items`) that are not in the index's catalog.
+    pub unknown_items: u64,
+    /// Entries listed over all users (beam SIDs or ranked items), the base of the shares
+    /// that warn about beams from another tokenizer.
+    pub listed: u64,
 }
 
 impl Anomalies {
@@ -36,6 +41,8 @@ impl Anomalies {
         self.duplicate_sids += o.duplicate_sids;
         self.unknown_targets += o.unknown_targets;
         self.target_mismatches += o.target_mismatches;
+        self.unknown_items += o.unknown_items;
+        self.listed += o.listed;
     }
 }
 
@@ -157,18 +164,25 @@ impl<'a> Evaluator<'a> {
         let this = &*self;
         let mut acc = Accumulator::new(ks, track_groups);
         let mut user = 0;
+        let mut list_width = 0;
         beams::map_records(
             path,
             progress,
-            |rec| this.evaluate(rec),
-            |scored| {
+            |rec| {
+                let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
+                (this.evaluate(rec), width)
+            },
+            |(scored, width)| {
                 acc.add(&scored.outcome, scored.anomalies);
+                list_width = list_width.max(width);
                 on_user(user, &scored.outcome)?;
                 user += 1;
                 Ok(())
             },
         )?;
-        Ok(acc.finish(self.compat, self.collisions, &self.generated_counts()))
+        let mut summary = acc.finish(self.compat, self.collisions, &self.generated_counts());
+        summary.list_width = list_width;
+        Ok(summary)
     }
 
     /// How many users' beam lists contained each collision group's SID (indexed by group),
@@ -202,7 +216,10 @@ impl<'a> Evaluator<'a> {
         score_order(rec.scores(), beams.len(), &mut s.order);
         self.lookup.probe_all(&s.probes, &mut s.found);
 
-        let mut anomalies = Anomalies::default();
+        let mut anomalies = Anomalies {
+            listed: beams.len() as u64,
+            ..Anomalies::default()
+        };
         s.cleaned.clear();
         s.seen.clear();
         for &i in &s.order {
@@ -331,7 +348,11 @@ impl<'a> Evaluator<'a> {
         score_order(rec.scores(), ids.len(), &mut s.order);
         let target = rec.target_item().unwrap_or_default();
         let item_pos = self.index.ids().position(target);
-        let mut anomalies = Anomalies::default();
+        let mut anomalies = Anomalies {
+            listed: ids.len() as u64,
+            unknown_targets: u64::from(item_pos.is_none()),
+            ..Anomalies::default()
+        };
         let mut seen: HashSet<&str> = HashSet::new();
         let mut distinct = 0u32;
         let mut rank = None;
@@ -340,6 +361,9 @@ impl<'a> Evaluator<'a> {
             if !seen.insert(id) {
                 anomalies.duplicate_sids += 1;
                 continue;
+            }
+            if self.index.ids().position(id).is_none() {
+                anomalies.unknown_items += 1;
             }
             if rank.is_none() && id == target {
                 rank = Some(match self.compat {

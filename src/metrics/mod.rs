@@ -8,10 +8,12 @@ mod aggregate;
 mod evaluator;
 mod lookup;
 mod outcome;
+mod warnings;
 
 pub use aggregate::{Accumulator, Credit, CreditIndex, EvalSummary, Evaluation, GroupCredit};
 pub use evaluator::{Anomalies, Evaluator, Scored};
 pub use outcome::{ItemBlock, MetricValues, UserOutcome, inflation_pct};
+pub use warnings::{eval_warnings, fit_warnings, k_warnings};
 
 use serde::Serialize;
 

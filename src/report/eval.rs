@@ -42,8 +42,8 @@ pub fn anomaly_lines(a: &Anomalies, compat: Compat) -> String {
         Compat::CcePy => "kept, as cce.py does",
     };
     format!(
-        "invalid beam SIDs: {} ({action})\nduplicate beam SIDs: {} ({action})\nunknown targets: {}\ntarget mismatches: {}\n",
-        a.invalid_sids, a.duplicate_sids, a.unknown_targets, a.target_mismatches
+        "invalid beam SIDs: {} ({action})\nduplicate beam SIDs: {} ({action})\nunknown targets: {}\nunknown ranked items: {}\ntarget mismatches: {}\n",
+        a.invalid_sids, a.duplicate_sids, a.unknown_targets, a.unknown_items, a.target_mismatches
     )
 }
 
@@ -159,6 +159,10 @@ pub struct EvalJson {
     pub unknown_targets: u64,
     /// Users whose target SID disagrees with their target item's SID.
     pub target_mismatches: u64,
+    /// `ranked_items` ids that are not in the index's catalog.
+    pub unknown_items: u64,
+    /// Numbers that can mislead, in words (K beyond the beam width, beams of another index).
+    pub warnings: Vec<String>,
     /// The index's collision rate (items in groups of two or more / items).
     pub collision_rate: f64,
     /// With `--groups`: the K the groups are ranked at (the largest), like `"Hit@20"`.
@@ -232,6 +236,8 @@ impl EvalJson {
             duplicate_sids: summary.anomalies.duplicate_sids,
             unknown_targets: summary.anomalies.unknown_targets,
             target_mismatches: summary.anomalies.target_mismatches,
+            unknown_items: summary.anomalies.unknown_items,
+            warnings: crate::metrics::eval_warnings(summary),
             collision_rate,
             groups_ranked_at: groups.as_ref().map(|_| format!("Hit@{}", summary.ks[at])),
             groups,

@@ -3,7 +3,6 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
@@ -11,12 +10,13 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 
 use super::{BeamRecord, record_error};
 use crate::error::{Error, Place, Result};
+use crate::load::Input;
 use crate::progress::Progress;
 
 /// Reads a JSON array of records with a `SeqAccess` visitor, one record at a time.
 pub(super) fn read_array(
     path: &Path,
-    file: File,
+    file: Input,
     progress: &dyn Progress,
     on_record: &mut dyn FnMut(&BeamRecord) -> Result<()>,
 ) -> Result<usize> {

@@ -1,7 +1,6 @@
 //! JSON Lines beams: the file read in blocks of whole lines, and one line parsed into a
 //! record (the fast path first, serde for everything else).
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -11,6 +10,7 @@ use super::fast_path::parse_plain_record;
 use super::json_array::RecordSeed;
 use super::{BLOCK_BYTES, BeamRecord};
 use crate::error::{Error, Place, Result};
+use crate::load::Input;
 use crate::progress::Progress;
 
 /// Parses one JSON Lines record into `rec`; the message says what is wrong (column included).
@@ -74,7 +74,7 @@ pub(super) struct Block {
 /// Reads a JSON Lines file block by block, numbering records and lines.
 pub(super) struct LineBlocks<'a> {
     path: &'a Path,
-    file: File,
+    file: Input,
     /// Bytes the file held when opened, so a small file is not read into a 4 MiB buffer.
     size_hint: u64,
     read: u64,
@@ -85,8 +85,8 @@ pub(super) struct LineBlocks<'a> {
 }
 
 impl<'a> LineBlocks<'a> {
-    pub(super) fn new(path: &'a Path, file: File) -> Self {
-        let size_hint = file.metadata().map_or(0, |m| m.len());
+    pub(super) fn new(path: &'a Path, file: Input) -> Self {
+        let size_hint = file.size_hint();
         LineBlocks {
             path,
             file,

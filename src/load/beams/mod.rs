@@ -13,8 +13,7 @@ pub use grammar::parse_sid_key;
 use json_array::read_array;
 use json_lines::{Block, LineBlocks, parse_line};
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use crate::load::Input;
 use std::path::Path;
 use std::sync::mpsc;
 
@@ -361,26 +360,11 @@ pub(super) fn record_error(path: &Path, record: usize, line: usize, message: Str
     Error::data(path, Place::Record { record, line }, message)
 }
 
-fn open(path: &Path, progress: &dyn Progress) -> Result<(BeamsFormat, File)> {
-    if path.is_dir() {
-        return Err(Error::data(path, Place::File, "is a directory, not a file"));
-    }
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut head = Vec::with_capacity(1024);
-    loop {
-        let mut chunk = [0u8; 1024];
-        let n = file.read(&mut chunk).map_err(|e| Error::io(path, e))?;
-        head.extend_from_slice(&chunk[..n]);
-        if n == 0 || head.iter().any(|b| !b.is_ascii_whitespace()) {
-            break;
-        }
-    }
-    let format = detect_format(&head, path)?;
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| Error::io(path, e))?;
-    progress.stage("beams", size);
-    Ok((format, file))
+fn open(path: &Path, progress: &dyn Progress) -> Result<(BeamsFormat, Input)> {
+    let mut input = Input::open(path)?;
+    let format = detect_format(input.peek(path)?, path)?;
+    progress.stage("beams", input.size_hint());
+    Ok((format, input))
 }
 
 #[cfg(test)]

@@ -161,7 +161,7 @@ fn facts(app: &App) -> Vec<Line<'static>> {
                 .path
                 .file_name()
                 .map_or(String::new(), |f| f.to_string_lossy().to_string());
-            format!(
+            let mut text = format!(
                 "{}: {} users, beams up to {} · {file} · invalid SIDs {} · duplicates {} · unknown targets {}",
                 t.name(),
                 thousands(m.evaluation.n_users()),
@@ -169,7 +169,12 @@ fn facts(app: &App) -> Vec<Line<'static>> {
                 a.invalid_sids,
                 a.duplicate_sids,
                 a.unknown_targets
-            )
+            );
+            let n_users = m.evaluation.n_users() as u64;
+            for w in crate::metrics::fit_warnings(a, n_users) {
+                text.push_str(&format!(" · warning: {w}"));
+            }
+            text
         }
         Slot::Loading(p) => format!(
             "{}: evaluating beams: {}",

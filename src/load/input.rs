@@ -1,0 +1,185 @@
+//! Opening inputs by one rule for every loader: a regular file is read as is; a pipe, FIFO or
+//! `-` (standard input) is streamed from its start without seeking; a directory, a device
+//! (`/dev/zero` never ends) or a socket is refused with a message naming it.
+
+use std::fs::File;
+use std::io::{Read, Stdin};
+use std::path::Path;
+
+use crate::error::{Error, Place, Result};
+
+/// The bytes behind an input path.
+#[derive(Debug)]
+enum Source {
+    File(File),
+    Stdin(Stdin),
+}
+
+/// An open input: a regular file or a stream. Bytes looked at with [`Input::peek`] are read
+/// again from the start, so a format can be detected on a pipe.
+#[derive(Debug)]
+pub struct Input {
+    source: Source,
+    /// The length of a regular file when it was opened; `None` for a stream.
+    len: Option<u64>,
+    head: Vec<u8>,
+    head_pos: usize,
+}
+
+impl Input {
+    /// Opens `path` (`-` is standard input), refusing what cannot be read to an end.
+    pub fn open(path: &Path) -> Result<Self> {
+        if path.as_os_str() == "-" {
+            return Ok(Self::stream(Source::Stdin(std::io::stdin())));
+        }
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            return Err(Error::data(path, Place::File, "is a directory, not a file"));
+        }
+        let file = || File::open(path).map_err(|e| Error::io(path, e));
+        if kind.is_file() {
+            return Ok(Input {
+                source: Source::File(file()?),
+                len: Some(meta.len()),
+                head: Vec::new(),
+                head_pos: 0,
+            });
+        }
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Ok(Self::stream(Source::File(file()?)));
+        }
+        let what = if kind.is_char_device() {
+            "a character device (a terminal, or a device such as /dev/zero that never ends)"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else {
+            "a socket"
+        };
+        Err(Error::data(
+            path,
+            Place::File,
+            format!("is {what}, not a file; give a regular file, a pipe, or - for standard input"),
+        ))
+    }
+
+    fn stream(source: Source) -> Self {
+        Input {
+            source,
+            len: None,
+            head: Vec::new(),
+            head_pos: 0,
+        }
+    }
+
+    /// The file's length when it is a regular file, for progress and buffer sizes; 0 for a
+    /// stream (whose length is unknown).
+    pub fn size_hint(&self) -> u64 {
+        self.len.unwrap_or(0)
+    }
+
+    /// Whether the input is a regular file (whose length is known before reading).
+    pub fn is_regular(&self) -> bool {
+        self.len.is_some()
+    }
+
+    /// The first bytes of the input, read until one is not ASCII whitespace or the input
+    /// ends; later reads still start at the first byte.
+    pub fn peek(&mut self, path: &Path) -> Result<&[u8]> {
+        loop {
+            if self.head.iter().any(|b| !b.is_ascii_whitespace()) {
+                break;
+            }
+            let mut chunk = [0u8; 1024];
+            let n = self
+                .read_source(&mut chunk)
+                .map_err(|e| Error::io(path, e))?;
+            if n == 0 {
+                break;
+            }
+            self.head.extend_from_slice(&chunk[..n]);
+        }
+        Ok(&self.head)
+    }
+
+    fn read_source(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match &mut self.source {
+            Source::File(f) => f.read(buf),
+            Source::Stdin(s) => s.read(buf),
+        }
+    }
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.head_pos < self.head.len() {
+            let n = buf.len().min(self.head.len() - self.head_pos);
+            buf[..n].copy_from_slice(&self.head[self.head_pos..self.head_pos + n]);
+            self.head_pos += n;
+            return Ok(n);
+        }
+        self.read_source(buf)
+    }
+}
+
+/// Reads a whole input (see [`Input::open`]), with messages for the usual mistakes (a
+/// directory, a missing file, a device, an empty file).
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    let mut input = Input::open(path)?;
+    let mut bytes = Vec::with_capacity(input.size_hint().min(1 << 30) as usize);
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::data(path, Place::File, "the file is empty"));
+    }
+    Ok(bytes)
+}
+
+/// Opens a file that must be regular because it is read with seeks (`.npy` arrays).
+pub fn open_regular(path: &Path) -> Result<(File, u64)> {
+    let input = Input::open(path)?;
+    match (input.source, input.len) {
+        (Source::File(file), Some(len)) => Ok((file, len)),
+        _ => Err(Error::data(
+            path,
+            Place::File,
+            "is a pipe; this input is read with seeks, so give it as a regular file",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_and_directories_are_refused_by_name() {
+        let e = Input::open(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(e.starts_with("/dev/zero: is a character device"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_input(dir.path()).unwrap_err().to_string();
+        assert!(e.ends_with("is a directory, not a file"), "{e}");
+    }
+
+    #[test]
+    fn a_fifo_is_streamed_and_its_head_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, "  \n[1, 2]").unwrap())
+        };
+        let mut input = Input::open(&fifo).unwrap();
+        assert!(!input.is_regular());
+        assert_eq!(input.peek(&fifo).unwrap().last(), Some(&b'['));
+        let mut all = String::new();
+        input.read_to_string(&mut all).unwrap();
+        assert_eq!(all, "  \n[1, 2]");
+        writer.join().unwrap();
+    }
+}
