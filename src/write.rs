@@ -287,8 +287,17 @@ where
     A: ndarray_npy::WritableElement,
     D: ndarray::Dimension,
 {
+    write_atomically(path, |w| npy(array, w))
+}
+
+/// Writes an array in NumPy `.npy` format to `out` (one entry of an [`Outputs`] set).
+pub fn npy<A, D>(array: &ndarray::Array<A, D>, out: &mut dyn Write) -> std::io::Result<()>
+where
+    A: ndarray_npy::WritableElement,
+    D: ndarray::Dimension,
+{
     use ndarray_npy::WriteNpyExt;
-    write_atomically(path, |w| array.write_npy(w).map_err(std::io::Error::other))
+    array.write_npy(out).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     width: u32,
     /// Codebook size V (default: the largest code + 1).
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
     /// Output file: a JSON array of per-user records, or JSON Lines when it ends in `.jsonl`.
     #[arg(long, value_name = "FILE")]

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]
     compat: CompatArg,
     /// Codebook size V of every index (default: each index's largest code + 1).
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
     /// Print JSON.
     #[arg(long)]

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]
     compat: CompatArg,
     /// Codebook size V (default: the largest code + 1).
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
     /// Also write every user's values as JSON Lines to FILE (atomically; never over an input).
     #[arg(long, value_name = "FILE")]

@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 2)]
     min_size: usize,
     /// Only the N largest groups.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::at_least_one)]
     top: Option<usize>,
     /// Print JSON instead of a table.
     #[arg(long)]

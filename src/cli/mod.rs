@@ -3,6 +3,7 @@
 //! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
 
 mod beams;
+mod cache;
 mod compare;
 mod demo;
 mod diff;
@@ -59,6 +60,17 @@ enum Command {
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
+    /// The projection cache: its directory, or clear it.
+    Cache(cache::Args),
+}
+
+/// A count that must be at least 1 (`--codebook-size`, `--top`, `synth` sizes): 0 is a
+/// usage error (exit 2), not a runtime one.
+pub fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a whole number of at least 1, not {s:?}")),
+    }
 }
 
 /// Global options every subcommand sees.
@@ -113,6 +125,7 @@ pub fn main() -> ExitCode {
         Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
+        Some(Command::Cache(args)) => cache::run(args, globals),
         None => tui::run_demo(globals),
     };
     match result {

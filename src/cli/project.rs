@@ -48,7 +48,7 @@ pub struct Args {
     /// Dimensions kept by PCA before t-SNE.
     #[arg(long, value_name = "N", default_value_t = ProjectionParams::default().pca_dims)]
     pca_dims: usize,
-    /// Neither read nor write the cache (.sidlens-cache/ beside the embeddings).
+    /// Neither read nor write the projection cache (in $XDG_CACHE_HOME/sidlens or ~/.cache/sidlens).
     #[arg(long)]
     no_cache: bool,
     /// Write the result to FILE (atomically) instead of stdout.
@@ -118,7 +118,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         params.seed,
     )?;
     let bar = Bar::new(globals.quiet);
-    let cache = (!args.no_cache).then(|| ProjectionCache::beside(&args.embeddings));
+    let cache = (!args.no_cache).then(ProjectionCache::for_user);
     let (result, outcome) = match embeddings.view() {
         LatentsView::F32(a) => compute(a, &rows, &params, cache.as_ref(), &bar),
         LatentsView::F64(a) => compute(a, &rows, &params, cache.as_ref(), &bar),

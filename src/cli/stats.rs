@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     index: PathBuf,
     /// Codebook size V (default: the largest code + 1).
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
     /// Print JSON instead of tables.
     #[arg(long)]

@@ -12,25 +12,25 @@ use super::progress::Bar;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Number of items.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = super::at_least_one)]
     items: usize,
     /// Number of users (beam lists).
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = super::at_least_one)]
     users: usize,
     /// SID levels L.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = super::at_least_one)]
     levels: usize,
     /// Codebook size V (a power of two).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = super::at_least_one)]
     codebook_size: usize,
     /// Latent dimension d.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = super::at_least_one)]
     dim: usize,
     /// Beams per user.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = super::at_least_one)]
     width: usize,
     /// Largest prefix group.
-    #[arg(long, default_value_t = 184)]
+    #[arg(long, default_value_t = 184, value_parser = super::at_least_one)]
     max_prefix_group: usize,
     /// Seed.
     #[arg(long, default_value_t = 7)]

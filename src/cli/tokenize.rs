@@ -7,7 +7,7 @@ use crate::generate::tokenize::{self, Init, RkMeansConfig};
 use crate::load::{Latents, LatentsView};
 use crate::report::{self, text};
 use crate::stats::IndexStats;
-use crate::write::{ensure_not_input, write_atomically, write_npy};
+use crate::write::{Outputs, ensure_not_input, npy};
 use anyhow::Context;
 use ndarray::Array2;
 
@@ -80,8 +80,6 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         },
         seed: args.seed,
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
     let index_path = args.out.join(format!("{name}.index.json"));
     let codebooks_path = args.out.join("codebooks.npy");
     let latents_path = args.out.join("latents.npy");
@@ -94,13 +92,18 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     drop(bar);
     let index = result.index(&index_path)?;
     let summary = result.summary(&config, &args.embeddings.display().to_string(), &index);
-    index.save(&index_path)?;
-    write_npy(&codebooks_path, &result.model.codebooks())?;
-    write_npy(&latents_path, &embeddings)?;
-    write_atomically(&meta_path, |w| {
+    // The folder is made once training has succeeded, and its four files appear together.
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut outputs = Outputs::new();
+    outputs.add(&index_path, |w| index.write_json(w))?;
+    outputs.add(&codebooks_path, |w| npy(&result.model.codebooks(), w))?;
+    outputs.add(&latents_path, |w| npy(&embeddings, w))?;
+    outputs.add(&meta_path, |w| {
         serde_json::to_writer_pretty(&mut *w, &summary)?;
         w.write_all(b"\n")
     })?;
+    outputs.commit()?;
     if args.json {
         return print_json(&summary);
     }

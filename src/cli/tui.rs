@@ -48,7 +48,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     embeddings: Option<PathBuf>,
     /// Codebook size V when the index does not show it (default: largest code + 1).
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
     /// Metric semantics: sidlens's faithful default, or exactly the reference cce.py.
     #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]

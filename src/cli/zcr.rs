@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "latents")]
     codebooks: Option<PathBuf>,
     /// Codebook size V (default: from the codebooks, else the largest code + 1).
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
     /// Write the reassigned index here (same format as the input), plus `<FILE>.zcr.json`.
     #[arg(long, value_name = "FILE", requires = "latents")]
@@ -76,6 +76,10 @@ struct Output<'a> {
     groups: Option<Vec<ReassignRow>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     written: Option<Written>,
+    /// Share of items whose latents' nearest last codeword is the index's last code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latent_agreement: Option<f64>,
+    warnings: Vec<String>,
 }
 
 /// The files `--out` wrote.
@@ -116,6 +120,14 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let collisions = Collisions::new(&index);
     let plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
     drop(bar);
+    let latent_agreement = cost.as_ref().map(|c| c.last_code_agreement(&index));
+    let warnings: Vec<String> = latent_agreement
+        .and_then(reassign::foreign_latents_warning)
+        .into_iter()
+        .collect();
+    for w in &warnings {
+        super::print::message(&format!("warning: {w}"));
+    }
     let mode = Mode::from(args.mode);
     let written = match &args.out {
         Some(out) => Some(write_outputs(&args, &index, &collisions, &plan, mode, out)?),
@@ -129,6 +141,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             skipped_groups: skipped,
             groups,
             written,
+            latent_agreement,
+            warnings,
         });
     }
     let mut out = format!("{}\n", args.index.display());
@@ -142,6 +156,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(groups) = &groups {
         out.push('\n');
         out.push_str(&text::render(&rows::groups_table(groups)));
+    }
+    for w in &warnings {
+        out.push_str(&format!("warning: {w}\n"));
     }
     print_text(&out)?;
     if let Some(w) = &written {

@@ -228,6 +228,8 @@ pub fn write_dataset(
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<SyntheticFiles> {
+    // The spec is checked (by generating the index) before any folder is created.
+    let index = generate_index(spec)?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let files = SyntheticFiles {
         index: dir.join("synthetic.index.json"),
@@ -236,7 +238,6 @@ pub fn write_dataset(
         codebooks: dir.join("codebooks.npy"),
     };
     progress.stage("index", 0);
-    let index = generate_index(spec)?;
     index.save(&files.index)?;
     write_beams(spec, &index, &files.beams, progress)?;
     progress.stage("vectors", 0);

@@ -434,8 +434,17 @@ impl<'de> Visitor<'de> for TokenSeed<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        // `1.0` and `-0` are whole numbers written as decimals (numpy's float codes).
+        if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) {
+            return self.visit_u64(v as u64);
+        }
+        let what = if v.fract() == 0.0 {
+            "is negative or too large"
+        } else {
+            "is not a whole number"
+        };
         Err(self.builder.item_error(format_args!(
-            "code {v} at level {} is not an integer",
+            "code {v} at level {} {what}",
             sid::level_letter(self.level)
         )))
     }

@@ -1,6 +1,7 @@
-//! On-disk cache of projections, beside the data (`<dir>/.sidlens-cache/tsne-<key>.bin`) or,
-//! when that is not writable, in the user's cache directory. The key hashes the projected
-//! rows' values, the params and the algorithm version, so a hit is always the same picture.
+//! On-disk cache of projections in the user's cache directory (`$XDG_CACHE_HOME/sidlens`, else
+//! `~/.cache/sidlens`), never in a data folder. The key hashes the projected rows' values, the
+//! params and the algorithm version, so a hit is always the same picture; a SHA-256 of the
+//! points and a finiteness check catch a damaged file, which is then recomputed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,6 @@ use crate::random::mix64;
 use crate::write::write_atomically;
 
 const FORMAT: &str = "sidlens-projection";
-const DIR_NAME: &str = ".sidlens-cache";
 /// Projection files kept per cache directory; older ones are removed after each store.
 const KEEP_FILES: usize = 32;
 
@@ -47,23 +47,17 @@ struct Header {
     method: Method,
     perplexity: f64,
     notes: Vec<String>,
+    /// SHA-256 (hex) of the points' bytes.
+    checksum: String,
 }
 
 impl ProjectionCache {
-    /// The cache for projections of `data_file`: `.sidlens-cache/` in its directory first,
-    /// then `$XDG_CACHE_HOME/sidlens` (or `~/.cache/sidlens`).
-    pub fn beside(data_file: &Path) -> Self {
-        let dir = match data_file.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let beside = dir.join(DIR_NAME);
-        let mut dirs = Vec::new();
-        if writable_by_mode(&beside).unwrap_or_else(|| writable_by_mode(&dir).unwrap_or(false)) {
-            dirs.push(beside);
+    /// The user's cache: `$XDG_CACHE_HOME/sidlens`, else `~/.cache/sidlens` (none when
+    /// neither is set to an absolute path).
+    pub fn for_user() -> Self {
+        ProjectionCache {
+            dirs: user_cache_dir().into_iter().collect(),
         }
-        dirs.extend(user_cache_dir());
-        ProjectionCache { dirs }
     }
 
     /// A cache in exactly these directories (tests, or a user's choice).
@@ -74,6 +68,29 @@ impl ProjectionCache {
     /// The directories, in order of preference.
     pub fn dirs(&self) -> &[PathBuf] {
         &self.dirs
+    }
+
+    /// Removes every cached projection (`sidlens cache clear`); returns how many files and
+    /// bytes went. Other files in the directories are left alone.
+    pub fn clear(&self) -> Result<(usize, u64)> {
+        let (mut files, mut bytes) = (0, 0);
+        for dir in &self.dirs {
+            let entries = match fs::read_dir(dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(crate::Error::io(dir, e)),
+            };
+            for entry in entries.filter_map(|e| e.ok()) {
+                if !is_entry_name(&entry.file_name().to_string_lossy()) {
+                    continue;
+                }
+                let size = entry.metadata().map_or(0, |m| m.len());
+                fs::remove_file(entry.path()).map_err(|e| crate::Error::io(&entry.path(), e))?;
+                files += 1;
+                bytes += size;
+            }
+        }
+        Ok((files, bytes))
     }
 
     /// The cached projection of these inputs, or a fresh one (saved for next time). A cache
@@ -146,11 +163,7 @@ fn prune(dir: &Path, keep: usize) {
     };
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
         .filter_map(|e| e.ok())
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("tsne-") && name.ends_with(".bin")
-        })
+        .filter(|e| is_entry_name(&e.file_name().to_string_lossy()))
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
     if files.len() <= keep {
@@ -162,12 +175,9 @@ fn prune(dir: &Path, keep: usize) {
     }
 }
 
-/// Whether `dir` exists and its mode lets someone write to it (`None` when it does not exist).
-/// A read-only data folder (a shared reference copy, a mounted dataset) gets no cache, even for
-/// root, who could write there regardless of the mode.
-fn writable_by_mode(dir: &Path) -> Option<bool> {
-    let meta = std::fs::metadata(dir).ok()?;
-    Some(meta.is_dir() && !meta.permissions().readonly())
+/// Whether a file name is one of the cache's projection files.
+fn is_entry_name(name: &str) -> bool {
+    name.starts_with("tsne-") && name.ends_with(".bin")
 }
 
 fn user_cache_dir() -> Option<PathBuf> {
@@ -241,6 +251,11 @@ impl KeyHasher {
 }
 
 fn encode(key: &str, projection: &Projection) -> Vec<u8> {
+    let mut body = Vec::with_capacity(projection.points.len() * 16);
+    for point in &projection.points {
+        body.extend_from_slice(&point[0].to_le_bytes());
+        body.extend_from_slice(&point[1].to_le_bytes());
+    }
     let header = Header {
         format: FORMAT.to_string(),
         version: ALGORITHM_VERSION,
@@ -250,14 +265,20 @@ fn encode(key: &str, projection: &Projection) -> Vec<u8> {
         method: projection.method,
         perplexity: projection.perplexity,
         notes: projection.notes.clone(),
+        checksum: checksum(&body),
     };
     let mut bytes = serde_json::to_vec(&header).expect("a cache header always serialises");
     bytes.push(b'\n');
-    for point in &projection.points {
-        bytes.extend_from_slice(&point[0].to_le_bytes());
-        bytes.extend_from_slice(&point[1].to_le_bytes());
-    }
+    bytes.extend_from_slice(&body);
     bytes
+}
+
+fn checksum(body: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(body)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The projection in a cache file, or `None` when it is damaged or for other inputs.
@@ -270,14 +291,18 @@ fn decode(bytes: &[u8], key: &str, rows: &[usize]) -> Option<Projection> {
         || header.key != key
         || header.rows != rows
         || body.len() != rows.len() * 16
+        || header.checksum != checksum(body)
     {
         return None;
     }
     let value = |chunk: &[u8]| f64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
-    let points = body
+    let points: Vec<[f64; 2]> = body
         .chunks_exact(16)
         .map(|c| [value(&c[..8]), value(&c[8..])])
         .collect();
+    if !points.iter().flatten().all(|v| v.is_finite()) {
+        return None;
+    }
     Some(Projection {
         rows: header.rows,
         points,
@@ -300,19 +325,6 @@ mod tests {
         })
     }
 
-    #[test]
-    fn read_only_data_folders_get_no_cache_beside_them() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("emb.npy");
-        let beside = dir.path().join(DIR_NAME);
-        assert_eq!(ProjectionCache::beside(&data).dirs()[0], beside);
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
-        let dirs = ProjectionCache::beside(&data).dirs().to_vec();
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(!dirs.contains(&beside), "{dirs:?}");
-    }
-
     fn params() -> ProjectionParams {
         ProjectionParams {
             perplexity: 8.0,
@@ -324,9 +336,7 @@ mod tests {
     #[test]
     fn second_call_is_a_hit_with_the_same_points() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("emb.npy");
-        let cache = ProjectionCache::beside(&file);
-        assert_eq!(cache.dirs()[0], dir.path().join(".sidlens-cache"));
+        let cache = ProjectionCache::in_dirs(vec![dir.path().join("sidlens")]);
         let data = data();
         let rows: Vec<usize> = (0..40).collect();
         let (first, outcome) = cache
@@ -335,7 +345,7 @@ mod tests {
         let CacheOutcome::Stored(path) = outcome else {
             panic!("not stored: {outcome:?}");
         };
-        assert!(path.starts_with(dir.path().join(".sidlens-cache")));
+        assert!(path.starts_with(dir.path().join("sidlens")));
         let (second, outcome) = cache
             .load_or_compute(data.view(), &rows, &params(), &NoProgress)
             .unwrap();
@@ -402,14 +412,26 @@ mod tests {
         let CacheOutcome::Stored(path) = outcome else {
             panic!("{outcome:?}");
         };
-        let mut bytes = fs::read(&path).unwrap();
-        bytes.truncate(bytes.len() - 3);
-        fs::write(&path, &bytes).unwrap();
-        let (again, outcome) = cache
-            .load_or_compute(data.view(), &rows, &params(), &NoProgress)
-            .unwrap();
-        assert_eq!(outcome, CacheOutcome::Stored(path));
-        assert_eq!(first, again);
+        let good = fs::read(&path).unwrap();
+        let truncated = good[..good.len() - 3].to_vec();
+        // Eight flipped bytes in one coordinate, as a bad disk or a stray write would leave.
+        let mut flipped = good.clone();
+        let at = good.len() - 16;
+        for b in &mut flipped[at..at + 8] {
+            *b ^= 0xA5;
+        }
+        for damaged in [truncated, flipped] {
+            fs::write(&path, &damaged).unwrap();
+            let (again, outcome) = cache
+                .load_or_compute(data.view(), &rows, &params(), &NoProgress)
+                .unwrap();
+            assert_eq!(outcome, CacheOutcome::Stored(path.clone()));
+            assert_eq!(first, again);
+        }
+        assert_eq!(fs::read(&path).unwrap(), good);
+        fs::write(dir.path().join("mine.txt"), "kept").unwrap();
+        assert_eq!(cache.clear().unwrap().0, 1);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

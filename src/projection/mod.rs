@@ -80,7 +80,12 @@ impl Default for ProjectionParams {
 impl ProjectionParams {
     /// Rejects settings t-SNE cannot run with, with a message naming the setting.
     pub fn validate(&self) -> Result<()> {
-        let problem = if !(self.perplexity.is_finite() && self.perplexity >= 1.0) {
+        let problem = if !self.perplexity.is_finite() {
+            Some(format!(
+                "perplexity must be a finite number (got {})",
+                self.perplexity
+            ))
+        } else if self.perplexity < 1.0 {
             Some(format!(
                 "perplexity must be at least 1 (got {})",
                 self.perplexity

@@ -194,6 +194,29 @@ impl CostModel {
         }
     }
 
+    /// The share of items whose residual's nearest available last-level codeword is the
+    /// index's own last code: near 1 when these latents and codewords produced the index, low
+    /// when the costs are priced in another space (say, text embeddings for an RQ-VAE's SIDs).
+    pub fn last_code_agreement(&self, index: &SidIndex) -> f64 {
+        let last = self.n_levels - 1;
+        let agree: usize = (0..index.n_items())
+            .into_par_iter()
+            .map_init(
+                || vec![0.0; self.dim],
+                |residual, p| {
+                    self.residual(index, p, residual);
+                    let nearest = (0..self.codebook_size as Code)
+                        .filter(|&c| self.available[c as usize])
+                        .map(|c| (sq_distance_8(residual, self.codeword(last, c)), c))
+                        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                        .map(|(_, c)| c);
+                    usize::from(nearest == Some(index.codes(p)[last]))
+                },
+            )
+            .sum();
+        agree as f64 / index.n_items().max(1) as f64
+    }
+
     /// Writes `D[i,c] = ‖residual − e_c‖²` for each of `codes` into `out`, by direct
     /// differences in float64.
     pub fn sq_distances(&self, residual: &[f64], codes: &[Code], out: &mut [f64]) {

@@ -471,6 +471,21 @@ impl Plan {
     }
 }
 
+/// Below this share of reproduced last codes, the latents are taken to be another space.
+const NATIVE_AGREEMENT: f64 = 0.9;
+
+/// The warning for costs priced with latents that did not produce the index, from the share
+/// of last codes the latents reproduce ([`CostModel::last_code_agreement`]); `None` when they
+/// reproduce most of them.
+pub fn foreign_latents_warning(agreement: f64) -> Option<String> {
+    (agreement < NATIVE_AGREEMENT).then(|| {
+        format!(
+            "the latents reproduce {:.0} % of the native last codes: the costs are estimates in another space than the tokenizer's",
+            100.0 * agreement
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -286,7 +286,7 @@ fn plan(
 }
 
 /// The t-SNE of the embeddings on a sample that keeps the `highlight` largest groups, from the
-/// cache beside the embeddings when it has it, as `sidlens project` computes it.
+/// user's cache when it has it, as `sidlens project` computes it.
 fn project(
     path: &Path,
     data: &TokenizerData,
@@ -310,7 +310,7 @@ fn project(
         params.seed,
     )
     .map_err(|e| e.to_string())?;
-    let cache = ProjectionCache::beside(path);
+    let cache = ProjectionCache::for_user();
     let (projection, cache) = match embeddings.view() {
         LatentsView::F32(a) => cache.load_or_compute(a, &rows, params, sink),
         LatentsView::F64(a) => cache.load_or_compute(a, &rows, params, sink),

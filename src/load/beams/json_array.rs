@@ -40,14 +40,26 @@ pub(super) fn read_array(
         lines: &lines,
         progress,
     }
-    .deserialize(&mut de)
-    .and_then(|()| de.end());
+    .deserialize(&mut de);
+    // An error after the closing `]` is about the file, not about a record.
+    let after_list = result.is_ok();
+    let result = result.and_then(|()| de.end());
     if let Some(e) = failure {
         return Err(e);
     }
     if let Err(e) = result {
         if e.is_io() {
             return Err(Error::io(path, io::Error::other(e.to_string())));
+        }
+        if after_list {
+            return Err(Error::data(
+                path,
+                Place::Line {
+                    line: e.line(),
+                    column: e.column(),
+                },
+                "unexpected text after the closing ] of the list of records",
+            ));
         }
         let text = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
@@ -399,6 +411,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             Field::Scores => {
                 self.rec.scores.push(v);
                 Ok(())
+            }
+            _ if v.fract() == 0.0 => {
+                Err(self
+                    .wrong("a number too large to be an exact item id (write long ids as strings)"))
             }
             _ => Err(self.wrong("a fractional number")),
         }

@@ -69,6 +69,8 @@ pub(super) struct Block {
     pub(super) bytes: Vec<u8>,
     /// Non-blank lines: (record, 1-based line, start, end) in `bytes`.
     pub(super) lines: Vec<(usize, usize, usize, usize)>,
+    /// The block holds the file's only record: a lone object, likely not meant as JSON Lines.
+    pub(super) only_record: bool,
 }
 
 /// Reads a JSON Lines file block by block, numbering records and lines.
@@ -145,6 +147,7 @@ impl<'a> LineBlocks<'a> {
             }
             start = end + 1;
         }
+        block.only_record = self.eof && self.next_record == 1 && block.lines.len() == 1;
         Ok(!(self.eof && bytes.is_empty()))
     }
 

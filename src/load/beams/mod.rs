@@ -237,7 +237,7 @@ pub fn for_each_record(
             while blocks.next(&mut block, progress)? {
                 for &(record, line, start, end) in &block.lines {
                     parse_line(&block.bytes[start..end], &mut rec, record, line)
-                        .map_err(|m| record_error(path, record, line, m))?;
+                        .map_err(|m| line_error(path, &block, record, line, m))?;
                     on_record(&rec)?;
                 }
             }
@@ -335,7 +335,7 @@ fn parse_block<T: Send>(
                 .iter()
                 .map(|&(record, line, start, end)| {
                     parse_line(&block.bytes[start..end], &mut rec, record, line)
-                        .map_err(|m| record_error(path, record, line, m))?;
+                        .map_err(|m| line_error(path, block, record, line, m))?;
                     Ok(map(&rec))
                 })
                 .collect()
@@ -358,6 +358,21 @@ const BLOCK_BYTES: usize = 4 << 20;
 
 pub(super) fn record_error(path: &Path, record: usize, line: usize, message: String) -> Error {
     Error::data(path, Place::Record { record, line }, message)
+}
+
+/// A JSON Lines record's error; for a file that is one lone object, it says the file is not
+/// a list of records first, which is the likelier mistake.
+fn line_error(path: &Path, block: &Block, record: usize, line: usize, message: String) -> Error {
+    if block.only_record {
+        return Error::data(
+            path,
+            Place::File,
+            format!(
+                "holds one JSON object, not a list of records (a JSON array [{{...}}, ...] or JSON Lines); read as a record, it {message}"
+            ),
+        );
+    }
+    record_error(path, record, line, message)
 }
 
 fn open(path: &Path, progress: &dyn Progress) -> Result<(BeamsFormat, Input)> {
