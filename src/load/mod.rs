@@ -8,6 +8,7 @@ pub mod index;
 pub mod input;
 pub mod interactions;
 pub mod items;
+pub mod tokenizer;
 pub mod vectors;
 
 pub use ids::ItemIds;
@@ -15,6 +16,7 @@ pub use index::{IndexFormat, SidIndex};
 pub use input::{Input, read_input};
 pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
+pub use tokenizer::TokenizerFiles;
 pub use vectors::{Codebooks, Latents, LatentsView};
 
 use std::path::Path;

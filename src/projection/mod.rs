@@ -1,6 +1,6 @@
 //! 2-D projection of item embeddings for the scatter pane: PCA, then a deterministic
 //! Barnes–Hut t-SNE, on a sample that always keeps the rows the caller must show, with an
-//! on-disk cache beside the data so reopening is instant.
+//! on-disk cache in the user's cache folder so reopening is instant.
 
 mod cache;
 mod items;
