@@ -98,13 +98,11 @@ fn full_minilm_projection_is_reproducible_and_faithful() {
     assert!(kept > 0.35, "10-NN preservation {kept}");
 }
 
-fn sidlens(args: &[&str]) -> (bool, String, String) {
+/// Runs the binary with its projection cache in `cache` (a test's own folder).
+fn sidlens(cache: &Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sidlens"))
         .args(args)
-        .env(
-            "XDG_CACHE_HOME",
-            std::env::temp_dir().join("sidlens-test-unused"),
-        )
+        .env("XDG_CACHE_HOME", cache)
         .output()
         .expect("run sidlens");
     (
@@ -158,7 +156,7 @@ fn project_command_outputs_highlights_and_caches() {
         "200",
         "--json",
     ];
-    let (ok, stdout, stderr) = sidlens(&args);
+    let (ok, stdout, stderr) = sidlens(&dir.path().join("cache"), &args);
     assert!(ok, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["total_rows"], 30);
@@ -177,9 +175,10 @@ fn project_command_outputs_highlights_and_caches() {
         stderr.contains("t-SNE on a sample of 12 of 30 rows"),
         "{stderr}"
     );
-    assert!(dir.path().join(".sidlens-cache").is_dir());
+    assert!(dir.path().join("cache/sidlens").is_dir());
+    assert!(!dir.path().join(".sidlens-cache").exists());
 
-    let (ok, again, _) = sidlens(&args);
+    let (ok, again, _) = sidlens(&dir.path().join("cache"), &args);
     assert!(ok);
     let again: serde_json::Value = serde_json::from_str(&again).unwrap();
     assert_eq!(again["cache"], "hit");
@@ -187,7 +186,7 @@ fn project_command_outputs_highlights_and_caches() {
 
     let mut fresh = args.to_vec();
     fresh.push("--no-cache");
-    let (ok, fresh, _) = sidlens(&fresh);
+    let (ok, fresh, _) = sidlens(&dir.path().join("cache"), &fresh);
     assert!(ok);
     let fresh: serde_json::Value = serde_json::from_str(&fresh).unwrap();
     assert_eq!(fresh["cache"], "off");
@@ -203,31 +202,37 @@ fn project_command_writes_csv_and_tables() {
     let (embeddings, _) = fixture(dir.path());
     let out = dir.path().join("points.csv");
     let out_arg = out.to_string_lossy().into_owned();
-    let (ok, stdout, stderr) = sidlens(&[
-        "project",
-        "--embeddings",
-        &embeddings,
-        "--iterations",
-        "100",
-        "--no-cache",
-        "--csv",
-        "--out",
-        &out_arg,
-    ]);
+    let (ok, stdout, stderr) = sidlens(
+        &dir.path().join("cache"),
+        &[
+            "project",
+            "--embeddings",
+            &embeddings,
+            "--iterations",
+            "100",
+            "--no-cache",
+            "--csv",
+            "--out",
+            &out_arg,
+        ],
+    );
     assert!(ok, "{stderr}");
     assert!(stdout.is_empty());
     let csv = std::fs::read_to_string(&out).unwrap();
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("id,row,x,y,group"));
     assert_eq!(lines.count(), 30);
-    let (ok, table, _) = sidlens(&[
-        "project",
-        "--embeddings",
-        &embeddings,
-        "--iterations",
-        "100",
-        "--no-cache",
-    ]);
+    let (ok, table, _) = sidlens(
+        &dir.path().join("cache"),
+        &[
+            "project",
+            "--embeddings",
+            &embeddings,
+            "--iterations",
+            "100",
+            "--no-cache",
+        ],
+    );
     assert!(ok);
     assert!(table.lines().next().unwrap().contains("group"));
     assert_eq!(table.lines().count(), 32, "header, rule and 30 rows");
@@ -237,22 +242,34 @@ fn project_command_writes_csv_and_tables() {
 fn project_command_rejects_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let (embeddings, index) = fixture(dir.path());
-    let (ok, _, stderr) = sidlens(&["project", "--embeddings", &index]);
+    let (ok, _, stderr) = sidlens(
+        &dir.path().join("cache"),
+        &["project", "--embeddings", &index],
+    );
     assert!(!ok);
     assert!(stderr.contains("index.json"), "{stderr}");
-    let (ok, _, stderr) = sidlens(&["project", "--embeddings", &embeddings, "--out", &embeddings]);
+    let (ok, _, stderr) = sidlens(
+        &dir.path().join("cache"),
+        &["project", "--embeddings", &embeddings, "--out", &embeddings],
+    );
     assert!(!ok && stderr.contains("input"), "{stderr}");
-    let (ok, _, stderr) = sidlens(&["project", "--embeddings", &embeddings, "--perplexity", "0"]);
+    let (ok, _, stderr) = sidlens(
+        &dir.path().join("cache"),
+        &["project", "--embeddings", &embeddings, "--perplexity", "0"],
+    );
     assert!(!ok && stderr.contains("perplexity"), "{stderr}");
     let big = dir.path().join("big.json");
     std::fs::write(&big, r#"{"0": ["<a_1>"], "31": ["<a_2>"]}"#).unwrap();
-    let (ok, _, stderr) = sidlens(&[
-        "project",
-        "--embeddings",
-        &embeddings,
-        "--index",
-        &big.to_string_lossy(),
-    ]);
+    let (ok, _, stderr) = sidlens(
+        &dir.path().join("cache"),
+        &[
+            "project",
+            "--embeddings",
+            &embeddings,
+            "--index",
+            &big.to_string_lossy(),
+        ],
+    );
     assert!(!ok && stderr.contains("item \"31\""), "{stderr}");
     let out = Command::new(env!("CARGO_BIN_EXE_sidlens"))
         .args(["project", "--embeddings", &embeddings, "--highlight", "2"])

@@ -82,14 +82,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let embeddings = Latents::load(&args.embeddings)?;
     let items = Items::load(&args, embeddings.n_rows())?;
     let bar = Bar::new(globals.quiet);
-    let (result, outcome) = project_items(
-        &embeddings,
-        items.rows(),
-        &params,
-        !args.no_cache,
-        &bar,
-    )
-    .with_context(|| format!("projecting {}", args.embeddings.display()))?;
+    let (result, outcome) = project_items(&embeddings, items.rows(), &params, !args.no_cache, &bar)
+        .with_context(|| format!("projecting {}", args.embeddings.display()))?;
     drop(bar);
     for note in &result.notes {
         eprintln!("note: {note}");

@@ -57,8 +57,8 @@ impl HashedTfidf {
         for (features, mut target) in per_text.iter().zip(out.rows_mut()) {
             row.iter_mut().for_each(|v| *v = 0.0);
             for &(f, tf) in features {
-                let idf = portable_ln((1.0 + n) / (1.0 + f64::from(df[&f.hash]))) + 1.0;
-                let value = (1.0 + portable_ln(f64::from(tf))) * idf * f.weight;
+                let idf = libm::log((1.0 + n) / (1.0 + f64::from(df[&f.hash]))) + 1.0;
+                let value = (1.0 + libm::log(f64::from(tf))) * idf * f.weight;
                 let bucket = (f.hash % self.dim as u64) as usize;
                 if f.hash >> 63 == 1 {
                     row[bucket] -= value;
@@ -124,50 +124,12 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
     h ^ (h >> 31)
 }
 
-/// Natural logarithm from IEEE operations only (exponent split plus an atanh series), so it
-/// returns the same bits on every platform; accurate to a few ulps for positive normal inputs.
-pub fn portable_ln(x: f64) -> f64 {
-    assert!(
-        x > 0.0 && x.is_finite(),
-        "portable_ln needs a positive finite input"
-    );
-    let bits = x.to_bits();
-    let mut exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
-    let mut mantissa = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
-    if mantissa > std::f64::consts::SQRT_2 {
-        mantissa /= 2.0;
-        exponent += 1;
-    }
-    // ln(m) = 2·atanh(s), s = (m − 1)/(m + 1), |s| ≤ 0.172: 12 odd terms reach 1e-19.
-    let s = (mantissa - 1.0) / (mantissa + 1.0);
-    let s2 = s * s;
-    let mut term = s;
-    let mut series = 0.0;
-    for k in 0..12 {
-        series += term / f64::from(2 * k + 1);
-        term *= s2;
-    }
-    exponent as f64 * std::f64::consts::LN_2 + 2.0 * series
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn cosine(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
         a.dot(&b)
-    }
-
-    #[test]
-    fn portable_ln_matches_std() {
-        for x in [1.0, 1.5, 2.0, 3.0, 0.1, 7.25, 1e-5, 12345.678, 1e300] {
-            let (got, want) = (portable_ln(x), x.ln());
-            assert!(
-                (got - want).abs() <= 4.0 * f64::EPSILON * want.abs().max(1.0),
-                "{x}: {got} vs {want}"
-            );
-        }
-        assert_eq!(portable_ln(1.0), 0.0);
     }
 
     #[test]

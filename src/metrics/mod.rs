@@ -229,7 +229,11 @@ mod tests {
         );
         assert_eq!(f.outcome.sid_rank, Some(0));
         assert_eq!(f.outcome.target_item, None);
-        assert_eq!(f.anomalies, Anomalies::default());
+        let listed_once = Anomalies {
+            listed: 1,
+            ..Anomalies::default()
+        };
+        assert_eq!(f.anomalies, listed_once);
     }
 
     #[test]

@@ -285,9 +285,8 @@ fn project(
         highlight,
     )
     .map_err(|e| e.to_string())?;
-    let (projection, cache) =
-        usecase::project_items(&embeddings, Some(&items), params, true, sink)
-            .map_err(|e| format!("projecting {}: {e}", path.display()))?;
+    let (projection, cache) = usecase::project_items(&embeddings, Some(&items), params, true, sink)
+        .map_err(|e| format!("projecting {}: {e}", path.display()))?;
     Ok(Projected {
         projection,
         cache,

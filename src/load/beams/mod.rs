@@ -360,10 +360,14 @@ pub(super) fn record_error(path: &Path, record: usize, line: usize, message: Str
     Error::data(path, Place::Record { record, line }, message)
 }
 
-/// A JSON Lines record's error; for a file that is one lone object, it says the file is not
-/// a list of records first, which is the likelier mistake.
+/// A JSON Lines record's error; for a file that is one lone object and not named as JSON
+/// Lines (`.jsonl`, `.ndjson`), it says the file is not a list of records first, which is the
+/// likelier mistake.
 fn line_error(path: &Path, block: &Block, record: usize, line: usize, message: String) -> Error {
-    if block.only_record {
+    let named_as_lines = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"));
+    if block.only_record && !named_as_lines {
         return Error::data(
             path,
             Place::File,
@@ -640,6 +644,11 @@ mod tests {
         );
         let e = error_of(&dir, "b.jsonl", "{\"beam_sids\": []}\n");
         assert!(e.contains("record 0 (line 1): has no target"), "{e}");
+        let e = error_of(&dir, "b.json", "{\"beam_sids\": []}\n");
+        assert!(
+            e.contains("b.json: holds one JSON object, not a list"),
+            "{e}"
+        );
         let e = error_of(
             &dir,
             "c.json",
