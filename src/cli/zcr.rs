@@ -53,8 +53,10 @@ pub struct Args {
 enum ModeArg {
     /// ZCR: fewest changes, then least total ΔD.
     Optimal,
-    /// The greedy MQL4GRec baseline.
+    /// The greedy rule as the paper describes MQL4GRec.
     Greedy,
+    /// MQL4GRec's own code, ported literally (may change the last two levels).
+    Mql4grec,
 }
 
 impl From<ModeArg> for Mode {
@@ -62,6 +64,7 @@ impl From<ModeArg> for Mode {
         match m {
             ModeArg::Optimal => Mode::Optimal,
             ModeArg::Greedy => Mode::Greedy,
+            ModeArg::Mql4grec => Mode::Mql4grec,
         }
     }
 }
