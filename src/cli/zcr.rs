@@ -8,6 +8,7 @@ use serde::Serialize;
 use sidlens::collision::Collisions;
 use sidlens::load::{Codebooks, Latents, SidIndex};
 use sidlens::output::{ensure_not_input, write_atomically};
+use sidlens::reassign::over_capacity::{self, OverCapacity, Resolution};
 use sidlens::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
 use sidlens::reassign::{self, CostModel, Mode, Summary};
 use sidlens::report::reassign::{self as rows, ReassignRow, SkippedRow};
@@ -40,6 +41,10 @@ pub struct Args {
     /// Which assignment --out writes.
     #[arg(long, value_enum, default_value_t = ModeArg::Optimal)]
     mode: ModeArg,
+    /// What to do with prefix groups larger than V: leave them, append TIGER's extra code
+    /// (L + 1 levels), or move the items that must move into free (L−1, L) pairs.
+    #[arg(long, value_enum, default_value_t = OverCapacityArg::Keep)]
+    over_capacity: OverCapacityArg,
     /// Also list every prefix group: who keeps which code, ΔD per item.
     #[arg(long)]
     groups: bool,
@@ -57,6 +62,27 @@ enum ModeArg {
     Greedy,
     /// MQL4GRec's own code, ported literally (may change the last two levels).
     Mql4grec,
+}
+
+/// `--over-capacity` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OverCapacityArg {
+    /// Leave groups larger than V unchanged and report them.
+    Keep,
+    /// TIGER's appended disambiguation code: one more level, numbering each SID's items.
+    Append,
+    /// Least-cost moves into free (L−1, L) code pairs of the same (L−2)-prefix.
+    TwoLevel,
+}
+
+impl From<OverCapacityArg> for OverCapacity {
+    fn from(m: OverCapacityArg) -> Self {
+        match m {
+            OverCapacityArg::Keep => OverCapacity::Keep,
+            OverCapacityArg::Append => OverCapacity::Append,
+            OverCapacityArg::TwoLevel => OverCapacity::TwoLevel,
+        }
+    }
 }
 
 impl From<ModeArg> for Mode {
@@ -117,11 +143,28 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         }
     };
     let collisions = Collisions::new(&index);
-    let plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
-    drop(bar);
+    let mut plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
     let mode = Mode::from(args.mode);
+    let policy = OverCapacity::from(args.over_capacity);
+    let resolution = match (policy, &cost) {
+        (OverCapacity::Keep, _) => None,
+        (_, None) => anyhow::bail!("--over-capacity needs --latents to price the moves"),
+        (_, Some(cost)) => Some(over_capacity::resolve(
+            &index, &plan, mode, policy, cost, &bar,
+        )?),
+    };
+    drop(bar);
+    plan.summary.over_capacity = resolution.as_ref().map(|r| r.totals.clone());
     let written = match &args.out {
-        Some(out) => Some(write_outputs(&args, &index, &collisions, &plan, mode, out)?),
+        Some(out) => Some(write_outputs(
+            &args,
+            &index,
+            &collisions,
+            &plan,
+            resolution.as_ref(),
+            mode,
+            out,
+        )?),
         None => None,
     };
     let skipped = rows::skipped_rows(&index, &plan);
@@ -138,8 +181,20 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&rows::overview_table(&plan.summary)));
     out.push('\n');
     out.push_str(&text::render(&rows::summary_table(&plan.summary)));
+    if let Some(r) = resolution
+        .as_ref()
+        .filter(|r| !r.totals.two_level.is_empty())
+    {
+        out.push_str("\ntwo-level moves (over-capacity groups):\n");
+        out.push_str(&text::render(&rows::two_level_table(&r.totals.two_level)));
+    }
     if !skipped.is_empty() {
-        out.push_str("\nleft unchanged:\n");
+        let label = match policy {
+            OverCapacity::Keep => "left unchanged",
+            OverCapacity::Append => "over capacity (resolved by the appended code)",
+            OverCapacity::TwoLevel => "over capacity (two-level moves above)",
+        };
+        out.push_str(&format!("\n{label}:\n"));
         out.push_str(&text::render(&rows::skipped_table(&skipped)));
     }
     if let Some(groups) = &groups {
@@ -159,10 +214,14 @@ fn write_outputs(
     index: &SidIndex,
     collisions: &Collisions,
     plan: &reassign::Plan,
+    resolution: Option<&Resolution>,
     mode: Mode,
     out: &Path,
 ) -> anyhow::Result<Written> {
-    let reassigned = plan.apply(index, mode, out)?;
+    let reassigned = match resolution {
+        Some(r) => index.with_codes(out, r.remedy.codes.clone(), r.remedy.n_levels),
+        None => plan.apply(index, mode, out)?,
+    };
     let latents = args.latents.as_deref().context("--out needs --latents")?;
     let provenance = Provenance {
         tool: "sidlens",

@@ -5,6 +5,7 @@
 pub mod cost;
 mod greedy;
 pub mod mql4grec;
+pub mod over_capacity;
 pub mod provenance;
 mod zcr;
 
@@ -187,6 +188,9 @@ pub struct Summary {
     pub mql4grec: Option<ModeTotals>,
     /// Passes MQL4GRec's rule made (at most 2; null when it did not run).
     pub mql4grec_passes: Option<usize>,
+    /// What `--over-capacity` did beyond `keep` (absent with `keep`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_capacity: Option<over_capacity::ResolutionTotals>,
     /// `(greedy − optimal) / greedy · 100` of the total ΔD (null when undefined).
     pub reduction_pct: Option<f64>,
     /// Groups larger than V, left unchanged.
@@ -508,6 +512,7 @@ fn summarise(
         unavailable_codes: cost.map_or(0, CostModel::n_unavailable),
         mql4grec: mql4grec.map(|r| remedy_totals(index, r)),
         mql4grec_passes: mql4grec.map(|r| r.passes),
+        over_capacity: None,
         codebook_size: capacity,
         with_vectors: cost.is_some(),
         n_prefix_groups_with_collisions: groups.len() + skipped.len(),

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{Align, Table, metric, on_first_line};
 use crate::load::{ItemTexts, SidIndex};
+use crate::reassign::over_capacity::{OverCapacity, TwoLevelPart};
 use crate::reassign::{Mode, ModeTotals, Plan, SkipReason, Summary};
 use crate::sid::{self, Code};
 
@@ -178,6 +179,22 @@ pub fn summary_table(summary: &Summary) -> Table {
         columns.push(("MQL4GRec (exact)", Align::Right));
         modes.push(m);
     }
+    let over = summary.over_capacity.as_ref().map(|o| {
+        let base = match o.base_mode {
+            Mode::Greedy => "greedy",
+            _ => "ZCR",
+        };
+        let policy = match o.policy {
+            OverCapacity::Keep => "keep",
+            OverCapacity::Append => "append",
+            OverCapacity::TwoLevel => "two-level",
+        };
+        format!("{base} + {policy}")
+    });
+    if let (Some(o), Some(label)) = (&summary.over_capacity, &over) {
+        columns.push((label.as_str(), Align::Right));
+        modes.push(o.totals);
+    }
     let mut t = Table::new(&columns);
     let mut row = |label: &str, cell: &dyn Fn(&ModeTotals) -> String| {
         t.push(
@@ -324,6 +341,36 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
             }
             t.push(cells);
         }
+    }
+    t
+}
+
+/// What `--over-capacity two-level` did per (L−2)-prefix: movers, room, resolved, the rest.
+pub fn two_level_table(parts: &[TwoLevelPart]) -> Table {
+    let mut t = Table::new(&[
+        ("(L−2)-prefix", Align::Left),
+        ("groups over V", Align::Right),
+        ("must move", Align::Right),
+        ("free pairs", Align::Right),
+        ("moved", Align::Right),
+        ("left in collision", Align::Right),
+        ("problem", Align::Right),
+    ]);
+    for p in parts {
+        let prefix = if p.prefix.is_empty() {
+            "(none, L = 2)".to_string()
+        } else {
+            sid::format_sid(&p.prefix)
+        };
+        t.push(vec![
+            prefix,
+            p.n_groups.to_string(),
+            p.movers.to_string(),
+            p.free_pairs.to_string(),
+            p.resolved.to_string(),
+            p.unresolved.to_string(),
+            format!("{}×{}", p.problem[0], p.problem[1]),
+        ]);
     }
     t
 }
