@@ -2,10 +2,6 @@
 //! in ≤ 30 ms. Run: `cargo bench --bench tui` (whole process in tmux, then in process; the
 //! synthetic data is cached in `target/bench-data/`).
 
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/mod.rs"]
-mod tui;
-
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::sync::mpsc::channel;
@@ -15,8 +11,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
+use sidlens::generate::synthetic::{self, SyntheticSpec};
 use sidlens::progress::{CancelFlag, NoProgress};
-use sidlens::synthetic::{self, SyntheticSpec};
+use sidlens::tui;
 use tui::app::{App, Command};
 use tui::jobs;
 use tui::sources::{Sources, TokenizerSource};

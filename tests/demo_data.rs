@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use sidlens::collision::Collisions;
 use sidlens::compare::{self, Run};
-use sidlens::demo::{self, DemoConfig};
+use sidlens::generate::demo::{self, DemoConfig};
 use sidlens::load::dataset::Dataset;
 use sidlens::load::{ItemTexts, SidIndex};
 use sidlens::metrics::Compat;

@@ -2,17 +2,14 @@
 //! insta). `INSTA_UPDATE=always cargo test --release --test tui_render` accepts new ones.
 
 #[allow(dead_code)]
-#[path = "../src/tui/mod.rs"]
-mod tui;
-
-#[allow(dead_code)]
 #[path = "common/tui_fixture.rs"]
 mod fixture;
 
 use fixture::{draw, fresh, loaded, screen};
 use ratatui::style::Modifier;
+use sidlens::tui;
 use tui::action::Action;
-use tui::jobs::{JobEvent, JobMsg, Target};
+use tui::jobs::{JobEvent, JobMsg, Topic};
 use tui::layout::Pane;
 
 fn focus(width: u16, height: u16, pane: Pane) -> tui::app::App {
@@ -28,7 +25,7 @@ fn loading_state_shows_progress() {
     let mut app = fresh(80, 24);
     insta::assert_snapshot!("loading_80x24", draw(&app).backend());
     app.on_job(JobMsg {
-        target: Target::Index(0),
+        target: Topic::Index(0),
         generation: 0,
         event: JobEvent::Progress {
             stage: "grouping".into(),
@@ -112,7 +109,7 @@ fn too_small() {
 fn failed_load_names_the_file() {
     let mut app = fresh(80, 24);
     app.on_job(JobMsg {
-        target: Target::Index(0),
+        target: Topic::Index(0),
         generation: 0,
         event: JobEvent::Failed("alpha.json: line 3, column 7: expected a list of codes".into()),
     });

@@ -3,14 +3,14 @@
 
 use std::path::PathBuf;
 
-use sidlens::compare::{Run, compare_runs};
-use sidlens::load::dataset::Dataset;
-use sidlens::report::compare::{CompareJson, flip_lines, table};
-use sidlens::report::{csv, latex, markdown, text};
+use crate::compare::{Run, compare_runs};
+use crate::load::dataset::Dataset;
+use crate::report::compare::{CompareJson, flip_lines, table};
+use crate::report::{csv, latex, markdown, text};
 
 use super::Globals;
 use super::eval::{CompatArg, parse_k};
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens compare`.

@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use sidlens::diff::{IndexDiff, diff};
-use sidlens::load::SidIndex;
-use sidlens::report::{Align, Table, percent, text};
-use sidlens::sid;
+use crate::diff::{IndexDiff, diff};
+use crate::load::SidIndex;
+use crate::report::{Align, Table, percent, text};
+use crate::sid;
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 
 /// Arguments of `sidlens diff`.
 #[derive(Debug, clap::Args)]

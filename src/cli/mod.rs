@@ -8,7 +8,7 @@ mod demo;
 mod diff;
 mod eval;
 mod groups;
-mod output;
+mod print;
 mod progress;
 mod project;
 mod stats;
@@ -97,7 +97,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if print::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) if e.is::<clap::Error>() => {
             if let Some(usage) = e.downcast_ref::<clap::Error>() {
                 let _ = usage.print();

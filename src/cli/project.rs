@@ -3,21 +3,21 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Result;
+use crate::collision::Collisions;
+use crate::load::{Latents, LatentsView, SidIndex};
+use crate::progress::Progress;
+use crate::projection::{
+    self, CacheOutcome, Element, ItemRows, Method, Projection, ProjectionCache, ProjectionParams,
+};
+use crate::report::{Align, Table, csv, text};
+use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
 use ndarray::ArrayView2;
 use serde::Serialize;
-use sidlens::Result;
-use sidlens::collision::Collisions;
-use sidlens::load::{Latents, LatentsView, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::progress::Progress;
-use sidlens::projection::{
-    self, CacheOutcome, Element, ItemRows, Method, Projection, ProjectionCache, ProjectionParams,
-};
-use sidlens::report::{Align, Table, csv, text};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens project`.

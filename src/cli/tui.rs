@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use std::io::IsTerminal;
 
+use crate::generate::demo;
+use crate::load::dataset::Dataset;
 use clap::CommandFactory;
 use clap::error::ErrorKind;
-use sidlens::demo;
-use sidlens::load::dataset::Dataset;
 
 use super::Globals;
 use super::eval::CompatArg;

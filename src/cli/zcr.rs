@@ -3,20 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::collision::Collisions;
+use crate::load::{Codebooks, Latents, SidIndex};
+use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
+use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
+use crate::reassign::{self, CostModel, Mode, Summary};
+use crate::report::reassign::{self as rows, ReassignRow, SkippedRow};
+use crate::report::text;
+use crate::stats::IndexStats;
+use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
 use serde::Serialize;
-use sidlens::collision::Collisions;
-use sidlens::load::{Codebooks, Latents, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::reassign::over_capacity::{self, OverCapacity, Resolution};
-use sidlens::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
-use sidlens::reassign::{self, CostModel, Mode, Summary};
-use sidlens::report::reassign::{self as rows, ReassignRow, SkippedRow};
-use sidlens::report::text;
-use sidlens::stats::IndexStats;
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens zcr`.

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use sidlens::load::dataset::Dataset;
-use sidlens::metrics::Compat;
+use crate::load::dataset::Dataset;
+use crate::metrics::Compat;
 
 /// Everything the TUI should load, as paths; nothing is read until the jobs run.
 #[derive(Debug, Clone, Default)]
@@ -92,7 +92,7 @@ impl Sources {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sidlens::load::dataset::Variant;
+    use crate::load::dataset::Variant;
 
     #[test]
     fn dataset_variants_with_codebooks_use_the_dataset_embeddings() {

@@ -15,11 +15,11 @@ use ratatui::layout::Rect;
 use sidlens::load::{ItemInfo, ItemTexts};
 use sidlens::progress::CancelFlag;
 
-use super::tui::app::{App, Command};
-use super::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Target};
-use super::tui::sources::{Sources, TokenizerSource};
-use super::tui::theme::Theme;
-use super::tui::ui;
+use sidlens::tui::app::{App, Command};
+use sidlens::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Topic};
+use sidlens::tui::sources::{Sources, TokenizerSource};
+use sidlens::tui::theme::Theme;
+use sidlens::tui::ui;
 
 /// Tokenizer "alpha": groups of 4, 3, 2 and 2 items (two of them in one prefix group).
 pub const ALPHA: &str = r#"{
@@ -176,7 +176,7 @@ pub fn write_files(dir: &Path) -> Sources {
 /// What the jobs answered, computed once per test process.
 struct Answers {
     sources: Sources,
-    payloads: HashMap<Target, Payload>,
+    payloads: HashMap<Topic, Payload>,
 }
 
 fn clone(p: &Payload) -> Payload {
@@ -214,7 +214,7 @@ fn answers() -> &'static Answers {
                     panic!("fixture job {target:?} failed: {e}");
                 }
                 let generation = match target {
-                    Target::Items | Target::Index(_) => 0,
+                    Topic::Items | Topic::Index(_) => 0,
                     _ => 1,
                 };
                 let msg = JobMsg { generation, ..msg };
@@ -247,13 +247,13 @@ pub fn answer(app: &mut App, command: Command) -> Vec<Command> {
     let Command::Start(request, generation) = command;
     let targets = match &request {
         Request::Load(s) => {
-            let mut t = vec![Target::Items];
-            t.extend((0..s.tokenizers.len()).map(Target::Index));
+            let mut t = vec![Topic::Items];
+            t.extend((0..s.tokenizers.len()).map(Topic::Index));
             t
         }
-        Request::Evaluate { tokenizer, .. } => vec![Target::Metrics(*tokenizer)],
-        Request::Reassign { tokenizer, .. } => vec![Target::Reassign(*tokenizer)],
-        Request::Project { .. } => vec![Target::Projection],
+        Request::Evaluate { tokenizer, .. } => vec![Topic::Metrics(*tokenizer)],
+        Request::Reassign { tokenizer, .. } => vec![Topic::Reassign(*tokenizer)],
+        Request::Project { .. } => vec![Topic::Projection],
     };
     let mut next = Vec::new();
     for target in targets {

@@ -2,6 +2,7 @@
 //! shown in their own colours and numbered, the selected group bright and marked `◉`, the rest
 //! dim; a legend, and what was sampled and cached.
 
+use crate::projection::CacheOutcome;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -9,7 +10,6 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::widgets::canvas::{Canvas, Points};
-use sidlens::projection::CacheOutcome;
 
 use super::super::app::{App, HIGHLIGHTED_GROUPS, Slot};
 use super::super::data::Projected;

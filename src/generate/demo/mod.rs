@@ -14,16 +14,16 @@ use serde::Serialize;
 use crate::collision::Collisions;
 use crate::compare::{self, Comparison, Run};
 use crate::error::{Error, Result};
+use crate::generate::proxy_beams;
+use crate::generate::text_embedding::HashedTfidf;
+use crate::generate::tokenize::{self, IndexSummary, RkMeansConfig};
 use crate::load::dataset::Dataset;
 use crate::load::{Codebooks, Interactions, Latents, SidIndex};
 use crate::metrics::Compat;
-use crate::output::{write_atomically, write_npy};
 use crate::progress::{Progress, check_cancelled};
-use crate::proxy_beams;
 use crate::reassign::{self, CostModel, Mode};
 use crate::stats::IndexStats;
-use crate::text_embedding::HashedTfidf;
-use crate::tokenize::{self, IndexSummary, RkMeansConfig};
+use crate::write::{write_atomically, write_npy};
 
 /// The dataset name of the demo's files (`Workshop.item.json`, ...).
 pub const DATASET: &str = "Workshop";
@@ -468,7 +468,7 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
          projects and often buys several products of one line in a row.\n\
          - `{DATASET}.emb-{EMBEDDING}.npy`: {} x {} float32 text embeddings of title + description:\n  \
          hashed word, word-bigram and character {}-{}-gram TF-IDF, L2-normalised\n  \
-         (`sidlens::text_embedding`). Near-identical listings land close together.\n",
+         (`sidlens::generate::text_embedding`). Near-identical listings land close together.\n",
         summary.n_items,
         config.seed,
         summary.n_users,
