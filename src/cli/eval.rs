@@ -81,9 +81,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(out) = &args.per_user {
         ensure_not_input(out, &[&args.index, &args.beams])?;
     }
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let collisions = Collisions::new(&index);
-    let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into());
+    let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into())
+        .with_beams_scheme(globals.sid_format);
     let bar = Bar::new(globals.quiet);
     let summary = match &args.per_user {
         None => evaluator.summarize_file(

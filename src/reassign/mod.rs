@@ -4,6 +4,7 @@
 
 pub mod cost;
 mod greedy;
+pub mod paper_sidecars;
 pub mod provenance;
 mod zcr;
 
