@@ -6,11 +6,14 @@ use std::path::PathBuf;
 
 use crate::collision::Collisions;
 use crate::load::SidIndex;
+use crate::load::dataset::paper_results_of;
+use crate::load::paper_results::{Disagreement, PaperResults};
 use crate::metrics::{Compat, Evaluator};
 use crate::report::eval::{self as report, EvalJson};
 use crate::report::{percent, text};
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
+use serde::Serialize;
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -71,6 +74,67 @@ pub fn parse_k(s: &str) -> Result<usize, String> {
         Ok(k) if k >= 1 => Ok(k),
         _ => Err(format!("K must be a whole number of at least 1, not {s:?}")),
     }
+}
+
+/// `eval --json` with the paper's aggregates when `test.py` wrote them beside the beams.
+#[derive(Serialize)]
+struct WithPaper {
+    #[serde(flatten)]
+    eval: EvalJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paper_results: Option<PaperCheck>,
+}
+
+/// The paper's `<VARIANT>.json` and where sidlens's recomputation disagrees with it.
+#[derive(Serialize)]
+struct PaperCheck {
+    #[serde(flatten)]
+    results: PaperResults,
+    disagreements: Vec<Disagreement>,
+}
+
+/// Reads `<VARIANT>.json` beside a `<VARIANT>_per_user.json` and checks it.
+fn paper_check(
+    beams: &std::path::Path,
+    summary: &crate::metrics::EvalSummary,
+    collision_rate: f64,
+) -> anyhow::Result<Option<PaperCheck>> {
+    let Some(path) = paper_results_of(beams) else {
+        return Ok(None);
+    };
+    let results = PaperResults::load(&path)?;
+    let disagreements = results.disagreements(summary, collision_rate);
+    Ok(Some(PaperCheck {
+        results,
+        disagreements,
+    }))
+}
+
+/// The text lines of the paper check.
+fn paper_lines(p: &PaperCheck) -> String {
+    let checked = p.results.metrics.len()
+        + usize::from(p.results.collision_rate.is_some())
+        + usize::from(p.results.total.is_some());
+    let mut s = format!(
+        "\nreported by test.py in {} (zcr_mode {}): ",
+        p.results.path.display(),
+        p.results.zcr_mode.as_deref().unwrap_or("not given")
+    );
+    if p.disagreements.is_empty() {
+        s.push_str(&format!("{checked} values, all reproduced\n"));
+    } else {
+        s.push_str(&format!(
+            "{} of {checked} values differ from sidlens's:\n",
+            p.disagreements.len()
+        ));
+        for d in &p.disagreements {
+            s.push_str(&format!(
+                "  {:<12} reported {:.6}  computed {:.6}\n",
+                d.metric, d.reported, d.computed
+            ));
+        }
+    }
+    s
 }
 
 /// Runs `sidlens eval`.
@@ -135,6 +199,24 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     drop(bar);
     let collision_rate = collisions.collision_rate();
     let top = args.groups.map(|n| summary.top_groups(n));
+    let paper = paper_check(&args.beams, &summary, collision_rate)?;
+    if let Some(p) = &paper {
+        for d in &p.disagreements {
+            eprintln!(
+                "sidlens: warning: {} reports {} = {}, sidlens computes {} from the beams ({}{})",
+                p.results.path.display(),
+                d.metric,
+                d.reported,
+                d.computed,
+                summary.compat.name(),
+                if summary.compat == Compat::Faithful {
+                    "; --compat cce-py reproduces test.py"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
     if args.json {
         let doc = EvalJson::new(
             &summary,
@@ -143,7 +225,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             &index,
             &collisions,
         );
-        return print_json(&doc);
+        return print_json(&WithPaper {
+            eval: doc,
+            paper_results: paper,
+        });
     }
     let mut out = format!(
         "{} against {}\n{} users, {}, collision rate {}\n\n",
@@ -156,6 +241,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&report::table(&summary)));
     out.push('\n');
     out.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
+    if let Some(p) = &paper {
+        out.push_str(&paper_lines(p));
+    }
     if let Some(top) = &top {
         out.push('\n');
         out.push_str(&text::render(&report::groups_table(

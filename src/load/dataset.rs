@@ -38,6 +38,15 @@ pub struct Variant {
     pub latents: Option<PathBuf>,
 }
 
+/// Where the paper's `model/test.py` writes its aggregates for a beams file it wrote:
+/// `results/<DS>/<VARIANT>.json` beside `<VARIANT>_per_user.json` (it derives one name from
+/// the other with `replace(".json", "_per_user.json")`); `None` when there is none.
+pub fn paper_results_of(beams: &Path) -> Option<PathBuf> {
+    let name = beams.file_name()?.to_str()?;
+    let variant = name.strip_suffix("_per_user.json")?;
+    existing(beams.with_file_name(format!("{variant}.json")))
+}
+
 impl Variant {
     /// The beams file to evaluate: the first one found.
     pub fn beams_file(&self) -> Option<&Path> {
@@ -45,14 +54,48 @@ impl Variant {
     }
 }
 
-const BEAM_SUFFIXES: [&str; 2] = [".per_user.jsonl", ".per_user.json"];
+/// Beams file names of a variant: sidlens's and the reference fixtures' `.per_user`, and
+/// the paper's `test.py --save_per_user` `_per_user`.
+const BEAM_SUFFIXES: [&str; 4] = [
+    ".per_user.jsonl",
+    ".per_user.json",
+    "_per_user.jsonl",
+    "_per_user.json",
+];
 
 impl Dataset {
     /// Discovers the dataset at `root`. Beams of a variant are looked for, in this order: in
-    /// `beams_dir` (`<VARIANT>.per_user.json[l]`) when given; beside the variant folder
-    /// (`indexes/<VARIANT>.per_user.json[l]`); inside it (`<VARIANT>.per_user.json[l]`, then
-    /// any `*_per_user.json[l]` or `*.per_user.json[l]`).
+    /// `beams_dir` (`<VARIANT>.per_user.json[l]` or the paper's `<VARIANT>_per_user.json`)
+    /// when given, else in a repository checkout's `results/<DS>/` (`root` being
+    /// `REPO/data/<DS>`); beside the variant folder (`indexes/<VARIANT>.per_user.json[l]`);
+    /// inside it (the same names, then any `*_per_user.json[l]` or `*.per_user.json[l]`).
+    /// A repository checkout itself (`REPO/data/<DS>/` + `REPO/results/<DS>/`) opens as its
+    /// one dataset.
     pub fn discover(root: &Path, beams_dir: Option<&Path>) -> Result<Dataset> {
+        let data = root.join("data");
+        if !root.join("indexes").is_dir() && data.is_dir() {
+            let datasets: Vec<PathBuf> = list(&data)?
+                .into_iter()
+                .filter(|p| p.join("indexes").is_dir())
+                .collect();
+            return match &datasets[..] {
+                [one] => Self::discover(one, beams_dir),
+                [] => Err(Error::data(
+                    &data,
+                    Place::File,
+                    "holds no dataset folder with indexes/ (expected data/<DS>/indexes/<VARIANT>/<DS>.index.json)",
+                )),
+                several => Err(Error::data(
+                    root,
+                    Place::File,
+                    format!(
+                        "is a repository with several datasets ({}); open one, e.g. {}",
+                        several.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", "),
+                        several[0].display()
+                    ),
+                )),
+            };
+        }
         if !root.is_dir() {
             return Err(Error::data(
                 root,
@@ -80,6 +123,8 @@ impl Dataset {
         let variant_dirs: Vec<PathBuf> =
             list(&indexes)?.into_iter().filter(|p| p.is_dir()).collect();
         let name = dataset_name(root, &variant_dirs)?;
+        let repo_results = repository_results(root, &name);
+        let beams_dir = beams_dir.or(repo_results.as_deref());
         let mut variants = Vec::new();
         for dir in variant_dirs {
             let index = dir.join(format!("{name}.index.json"));
@@ -120,6 +165,16 @@ impl Dataset {
             variants,
         })
     }
+}
+
+/// `REPO/results/<DS>/` for a dataset at `REPO/data/<DS>/`, when it exists.
+fn repository_results(root: &Path, name: &str) -> Option<PathBuf> {
+    let data = root.parent()?;
+    if file_name(data) != "data" {
+        return None;
+    }
+    let results = data.parent()?.join("results").join(name);
+    results.is_dir().then_some(results)
 }
 
 /// `<DS>`: from the one `*.inter.json`, else from the index files (`<DS>.index.json`).
@@ -186,15 +241,7 @@ fn find_beams(
     named(dir).into_iter().for_each(&mut add);
     for p in list(dir)? {
         let n = file_name(&p);
-        if [
-            "_per_user.jsonl",
-            "_per_user.json",
-            ".per_user.jsonl",
-            ".per_user.json",
-        ]
-        .iter()
-        .any(|s| n.ends_with(s))
-        {
+        if BEAM_SUFFIXES.iter().any(|s| n.ends_with(s)) {
             add(p);
         }
     }
@@ -285,6 +332,44 @@ mod tests {
             Some(root.join("indexes/b_native/codebooks.npy"))
         );
         assert_eq!(b.latents, Some(root.join("indexes/b_native/latents.npy")));
+    }
+
+    #[test]
+    fn a_repository_checkout_opens_with_its_results() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("CollisionGenRec");
+        for f in [
+            "data/Toys/Toys.inter.json",
+            "data/Toys/indexes/rk_native/Toys.index.json",
+            "data/Toys/indexes/rk_zcr/Toys.index.json",
+            "data/Other/readme.txt",
+            "results/Toys/rk_native.json",
+            "results/Toys/rk_native_per_user.json",
+            "results/Toys/rk_zcr_per_user.json",
+        ] {
+            touch(&repo.join(f));
+        }
+        for root in [repo.clone(), repo.join("data/Toys")] {
+            let ds = Dataset::discover(&root, None).unwrap();
+            assert_eq!(ds.root, repo.join("data/Toys"));
+            let beams: Vec<_> = ds.variants.iter().map(|v| v.beams_file()).collect();
+            let results = repo.join("results/Toys");
+            assert_eq!(
+                beams,
+                [
+                    Some(results.join("rk_native_per_user.json").as_path()),
+                    Some(results.join("rk_zcr_per_user.json").as_path())
+                ]
+            );
+            assert_eq!(
+                paper_results_of(beams[0].unwrap()),
+                Some(results.join("rk_native.json"))
+            );
+            assert_eq!(paper_results_of(beams[1].unwrap()), None);
+        }
+        touch(&repo.join("data/Other/indexes/x/Other.index.json"));
+        let err = Dataset::discover(&repo, None).unwrap_err().to_string();
+        assert!(err.contains("several datasets (Other, Toys)"), "{err}");
     }
 
     #[test]
