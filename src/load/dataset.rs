@@ -90,7 +90,11 @@ impl Dataset {
                     Place::File,
                     format!(
                         "is a repository with several datasets ({}); open one, e.g. {}",
-                        several.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", "),
+                        several
+                            .iter()
+                            .map(|p| file_name(p))
+                            .collect::<Vec<_>>()
+                            .join(", "),
                         several[0].display()
                     ),
                 )),
