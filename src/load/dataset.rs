@@ -171,6 +171,87 @@ impl Dataset {
     }
 }
 
+impl Dataset {
+    /// One index file as a dataset of one variant, its files found beside it by name:
+    /// beams `<STEM>.per_user.json[l]` / `<STEM>_per_user.json[l]` (or the folder's only
+    /// beams file), `latents.npy` / `<STEM>.latents.npy`, `codebooks.npy`, and the item file
+    /// and embeddings `<DS>.item.json` / `<DS>.emb-*.npy` in its folder or, for
+    /// `DIR/indexes/<VARIANT>/<DS>.index.json`, in `DIR`. `<DS>` is the name up to its
+    /// first dot; `<STEM>` the name without `.index.json` / `.json`.
+    pub fn of_index(index: &Path) -> Result<Dataset> {
+        if !index.is_file() {
+            return Err(Error::data(index, Place::File, "is not a file"));
+        }
+        let dir = index.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        let file = file_name(index);
+        let stem = file
+            .strip_suffix(".index.json")
+            .or_else(|| file.strip_suffix(".json"))
+            .unwrap_or(&file)
+            .to_string();
+        let ds = file.split('.').next().unwrap_or("").to_string();
+        let in_layout = dir.parent().filter(|p| file_name(p) == "indexes");
+        let root = in_layout.and_then(Path::parent).map(Path::to_path_buf);
+        let name = match in_layout {
+            Some(_) => file_name(&dir),
+            None => stem.clone(),
+        };
+        let mut beams = Vec::new();
+        for s in BEAM_SUFFIXES {
+            for base in [&stem, &name] {
+                let p = dir.join(format!("{base}{s}"));
+                if p.is_file() && !beams.contains(&p) {
+                    beams.push(p);
+                }
+            }
+        }
+        if beams.is_empty() {
+            let all: Vec<PathBuf> = list(&dir)?
+                .into_iter()
+                .filter(|p| BEAM_SUFFIXES.iter().any(|s| file_name(p).ends_with(s)))
+                .collect();
+            if let [one] = &all[..] {
+                beams.push(one.clone());
+            }
+        }
+        let shared = root.clone().unwrap_or_else(|| dir.clone());
+        let find = |n: String| existing(dir.join(&n)).or_else(|| existing(shared.join(&n)));
+        let prefix = format!("{ds}.emb-");
+        let mut embeddings: Vec<PathBuf> = Vec::new();
+        for d in [&dir, &shared] {
+            for p in list(d)? {
+                let n = file_name(&p);
+                if n.starts_with(&prefix) && n.ends_with(".npy") && !embeddings.contains(&p) {
+                    embeddings.push(p);
+                }
+            }
+        }
+        let items = find(format!("{ds}.item.json"));
+        let interactions = find(format!("{ds}.inter.json"));
+        Ok(Dataset {
+            name: ds.clone(),
+            root: shared,
+            items,
+            interactions,
+            embeddings,
+            variants: vec![Variant {
+                name,
+                index: index.to_path_buf(),
+                beams,
+                codebooks: existing(dir.join(format!("{stem}.codebooks.npy")))
+                    .or_else(|| existing(dir.join("codebooks.npy"))),
+                latents: existing(dir.join(format!("{stem}.latents.npy")))
+                    .or_else(|| existing(dir.join("latents.npy"))),
+            }],
+        })
+    }
+}
+
 /// `REPO/results/<DS>/` for a dataset at `REPO/data/<DS>/`, when it exists.
 fn repository_results(root: &Path, name: &str) -> Option<PathBuf> {
     let data = root.parent()?;
@@ -374,6 +455,37 @@ mod tests {
         touch(&repo.join("data/Other/indexes/x/Other.index.json"));
         let err = Dataset::discover(&repo, None).unwrap_err().to_string();
         assert!(err.contains("several datasets (Other, Toys)"), "{err}");
+    }
+
+    #[test]
+    fn one_index_file_finds_its_files_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("Toys");
+        for f in [
+            "Toys.item.json",
+            "Toys.emb-t5.npy",
+            "indexes/rk/Toys.index.json",
+            "indexes/rk/codebooks.npy",
+            "indexes/rk/rk.per_user.jsonl",
+            "loose/mine.json",
+            "loose/mine_per_user.json",
+            "loose/mine.latents.npy",
+        ] {
+            touch(&root.join(f));
+        }
+        let ds = Dataset::of_index(&root.join("indexes/rk/Toys.index.json")).unwrap();
+        let v = &ds.variants[0];
+        assert_eq!(v.name, "rk");
+        assert_eq!(v.beams, vec![root.join("indexes/rk/rk.per_user.jsonl")]);
+        assert_eq!(v.codebooks, Some(root.join("indexes/rk/codebooks.npy")));
+        assert_eq!(ds.items, Some(root.join("Toys.item.json")));
+        assert_eq!(ds.embeddings, vec![root.join("Toys.emb-t5.npy")]);
+        let ds = Dataset::of_index(&root.join("loose/mine.json")).unwrap();
+        let v = &ds.variants[0];
+        assert_eq!(v.name, "mine");
+        assert_eq!(v.beams, vec![root.join("loose/mine_per_user.json")]);
+        assert_eq!(v.latents, Some(root.join("loose/mine.latents.npy")));
+        assert_eq!(ds.items, None);
     }
 
     #[test]
