@@ -32,7 +32,10 @@ fn letters(upper: bool, prefix: &str) -> impl Fn(&[u32]) -> String {
     }
 }
 
-fn schemes() -> Vec<(&'static str, Box<dyn Fn(&[u32]) -> String>)> {
+/// Writes codes as a SID string of one scheme.
+type Writer = Box<dyn Fn(&[u32]) -> String>;
+
+fn schemes() -> Vec<(&'static str, Writer)> {
     vec![
         ("upper", Box::new(letters(true, ""))),
         (
