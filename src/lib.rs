@@ -20,6 +20,7 @@ pub mod report;
 pub mod sid;
 pub mod sid_scheme;
 pub mod stats;
+pub mod usecase;
 pub mod write;
 
 pub use error::{Error, Result};

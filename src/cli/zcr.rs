@@ -4,16 +4,16 @@
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
-use crate::load::{Codebooks, Latents, SidIndex};
+use crate::load::SidIndex;
 use crate::reassign::paper_sidecars::{self, PaperStats};
 use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
-use crate::reassign::{self, CostModel, Mode, Summary};
-use crate::report::reassign::{self as rows, ReassignRow, SkippedRow};
+use crate::reassign::{self, Mode};
+use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
 use crate::report::text;
 use crate::stats::IndexStats;
+use crate::usecase::plan_reassignment;
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
-use serde::Serialize;
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -68,30 +68,6 @@ impl From<ModeArg> for Mode {
     }
 }
 
-/// What `--json` prints: the contract totals, the skipped groups, and optional extras.
-#[derive(Serialize)]
-struct Output<'a> {
-    #[serde(flatten)]
-    summary: &'a Summary,
-    skipped_groups: Vec<SkippedRow>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    groups: Option<Vec<ReassignRow>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    written: Option<Written>,
-}
-
-/// The files `--out` wrote.
-#[derive(Serialize)]
-struct Written {
-    index: String,
-    sidecar: String,
-    /// The paper's `<DS>.zcr_provenance.json` and `<DS>.stats.json`.
-    paper_sidecars: [String; 2],
-    mode: Mode,
-    /// The token scheme the index is written in (the input's).
-    sid_format: String,
-}
-
 /// Runs `sidlens zcr`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
@@ -112,18 +88,14 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         ensure_not_input(&stats, &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
-    let cost = match &args.latents {
-        None => None,
-        Some(path) => {
-            let latents = Latents::load(path)?;
-            Some(match &args.codebooks {
-                Some(cb) => CostModel::from_codebooks(&index, latents, &Codebooks::load(cb)?)?,
-                None => CostModel::estimate(&index, latents, &bar)?,
-            })
-        }
-    };
     let collisions = Collisions::new(&index);
-    let plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
+    let plan = plan_reassignment(
+        &index,
+        &collisions,
+        args.latents.as_deref(),
+        args.codebooks.as_deref(),
+        &bar,
+    )?;
     drop(bar);
     let mode = Mode::from(args.mode);
     let written = match &args.out {
@@ -133,7 +105,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let skipped = rows::skipped_rows(&index, &plan);
     let groups = args.groups.then(|| rows::group_rows(&index, &plan, None));
     if args.json {
-        return print_json(&Output {
+        return print_json(&ZcrJson {
             summary: &plan.summary,
             skipped_groups: skipped,
             groups,
@@ -170,7 +142,7 @@ fn write_outputs(
     plan: &reassign::Plan,
     mode: Mode,
     out: &Path,
-) -> anyhow::Result<Written> {
+) -> anyhow::Result<ZcrWritten> {
     let reassigned = plan.apply(index, mode, out)?;
     let latents = args.latents.as_deref().context("--out needs --latents")?;
     let stats_before = IndexStats::compute(index, collisions);
@@ -197,7 +169,7 @@ fn write_outputs(
         w.write_all(b"\n")
     })?;
     let (prov_path, stats_path) = paper_sidecars::write(out, &paper)?;
-    Ok(Written {
+    Ok(ZcrWritten {
         index: out.display().to_string(),
         sidecar: sidecar.display().to_string(),
         paper_sidecars: [
