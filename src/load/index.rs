@@ -49,6 +49,18 @@ impl SidIndex {
     /// Parses index JSON held in memory; `path` is used in messages.
     pub fn parse(bytes: &[u8], path: &Path, codebook_size: Option<usize>) -> Result<Self> {
         super::reject_bom(bytes, path)?;
+        match super::index_fast_path::parse(bytes) {
+            Some(f) => Self::from_codes(path, f.ids, f.codes, f.n_levels, codebook_size, f.format),
+            None => Self::parse_with_serde(bytes, path, codebook_size),
+        }
+    }
+
+    /// Parses with serde: any layout, and the messages for every error.
+    pub(super) fn parse_with_serde(
+        bytes: &[u8],
+        path: &Path,
+        codebook_size: Option<usize>,
+    ) -> Result<Self> {
         let mut builder = Builder::default();
         let mut de = serde_json::Deserializer::from_slice(bytes);
         IndexSeed(&mut builder)
