@@ -900,6 +900,76 @@ mod tests {
         assert!(matches!(e, Error::Cancelled), "{e}");
     }
 
+    /// The parallel array pipeline against the serial reader, on a file of several blocks,
+    /// whole and damaged: the same records, or the same error.
+    #[test]
+    fn parallel_array_reading_matches_the_serial_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let pad = "p".repeat(3000);
+        let records: Vec<String> = (0..3200)
+            .map(|i| {
+                let extra = match i % 500 {
+                    7 => r#", "x": {"s": "}, {"}"#.to_string(),
+                    8 => r#", "x": "} ]"#.to_string(),
+                    _ => String::new(),
+                };
+                format!(
+                    "{{\"beam_sids\": [\"<a_{}><b_1>\", \"{pad}\"], \"target_item\": {i}{extra}}}",
+                    i % 300
+                )
+            })
+            .collect();
+        let plain = format!("[{}]", records.join(", "));
+        let pretty = format!("[\n  {}\n]\n", records.join(",\n  "));
+        assert!(plain.len() > 2 * BLOCK_BYTES);
+        let serial = |p: &Path| -> Result<Vec<String>> {
+            let mut out = Vec::new();
+            for_each_record(p, &NoProgress, |r| {
+                out.push(format!("{}@{} {}", r.record(), r.line(), dump(r)));
+                Ok(())
+            })?;
+            Ok(out)
+        };
+        let parallel = |p: &Path| -> Result<Vec<String>> {
+            let mut out = Vec::new();
+            map_records(
+                p,
+                &NoProgress,
+                |r| format!("{}@{} {}", r.record(), r.line(), dump(r)),
+                |s| {
+                    out.push(s);
+                    Ok(())
+                },
+            )?;
+            Ok(out)
+        };
+        let mut cases = vec![plain.clone(), pretty.clone(), format!("{plain} x")];
+        for text in [&plain, &pretty] {
+            let n = text.len();
+            cases.push(text[..n / 2].to_string());
+            cases.push(format!("{}, ]", &text[..text.rfind(']').unwrap()]));
+            for at in [3, BLOCK_BYTES - 1, BLOCK_BYTES + 17, n / 2, n - 40] {
+                let mut bytes = text.clone().into_bytes();
+                bytes[at] = b'x';
+                cases.push(String::from_utf8(bytes.clone()).unwrap());
+                bytes[at] = b'\n';
+                cases.push(String::from_utf8(bytes).unwrap());
+            }
+        }
+        for (k, text) in cases.iter().enumerate() {
+            let p = write(&dir, &format!("{k}.json"), text);
+            let (a, b) = (serial(&p), parallel(&p));
+            match (&a, &b) {
+                (Ok(x), Ok(y)) => assert!(x == y, "case {k}: records differ"),
+                _ => assert_eq!(
+                    a.map(|v| v.len()).map_err(|e| e.to_string()),
+                    b.map(|v| v.len()).map_err(|e| e.to_string()),
+                    "case {k}"
+                ),
+            }
+        }
+    }
+
     #[test]
     fn parallel_map_keeps_file_order_across_blocks() {
         let dir = tempfile::tempdir().unwrap();
