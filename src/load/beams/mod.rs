@@ -433,14 +433,17 @@ fn join<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// A record that failed to parse: its place in its block, and the error.
+type Failure = (usize, Error);
+
 /// Parses and maps one block's records in parallel batches, keeping file order; stops at
 /// the first record that fails, giving its place in the block and the error.
 fn parse_block<T: Send>(
     path: &Path,
     block: &Block,
     map: &(impl Fn(&BeamRecord) -> T + Sync),
-) -> (Vec<Vec<T>>, Option<(usize, Error)>) {
-    let batches: Vec<(Vec<T>, Option<(usize, Error)>)> = block
+) -> (Vec<Vec<T>>, Option<Failure>) {
+    let batches: Vec<(Vec<T>, Option<Failure>)> = block
         .lines
         .par_chunks(BATCH_RECORDS)
         .enumerate()
