@@ -71,6 +71,21 @@ impl SidIndex {
         scheme: Option<SidScheme>,
     ) -> Result<Self> {
         super::reject_bom(bytes, path)?;
+        if scheme.is_none()
+            && let Some(f) = super::index_fast_path::parse(bytes)
+        {
+            return Self::from_codes(path, f.ids, f.codes, f.n_levels, codebook_size, f.format);
+        }
+        Self::parse_with_serde(bytes, path, codebook_size, scheme)
+    }
+
+    /// Parses with serde: any layout and token scheme, and the messages for every error.
+    pub(super) fn parse_with_serde(
+        bytes: &[u8],
+        path: &Path,
+        codebook_size: Option<usize>,
+        scheme: Option<SidScheme>,
+    ) -> Result<Self> {
         let mut builder = Builder {
             scheme,
             forced: scheme.is_some(),

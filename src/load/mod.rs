@@ -5,6 +5,7 @@ pub mod beams;
 pub mod dataset;
 pub mod ids;
 pub mod index;
+mod index_fast_path;
 pub mod interactions;
 pub mod items;
 pub mod paper_results;
