@@ -4,10 +4,12 @@
 
 mod beams;
 mod compare;
+mod completions;
 mod demo;
 mod diff;
 mod eval;
 mod groups;
+mod man;
 mod output;
 mod progress;
 mod project;
@@ -59,6 +61,10 @@ enum Command {
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
+    /// Print the man page (or write one per subcommand with --out DIR).
+    Man(man::Args),
 }
 
 /// Global options every subcommand sees.
@@ -93,6 +99,8 @@ pub fn main() -> ExitCode {
         Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
+        Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Man(args)) => man::run(args),
         None => tui::run_demo(globals),
     };
     match result {
