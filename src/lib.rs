@@ -12,6 +12,7 @@ pub mod error;
 pub mod load;
 pub mod metrics;
 pub mod output;
+pub mod plot;
 pub mod progress;
 pub mod projection;
 pub mod proxy_beams;
@@ -23,5 +24,6 @@ pub mod stats;
 pub mod synthetic;
 pub mod text_embedding;
 pub mod tokenize;
+pub mod tokenizers;
 
 pub use error::{Error, Result};

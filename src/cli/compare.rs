@@ -51,7 +51,7 @@ pub struct Args {
 }
 
 /// Parses `NAME=INDEX[,BEAMS]`.
-fn parse_run(s: &str) -> Result<Run, String> {
+pub(super) fn parse_run(s: &str) -> Result<Run, String> {
     let (name, files) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=INDEX[,BEAMS], got {s:?}"))?;

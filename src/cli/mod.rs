@@ -11,6 +11,7 @@ mod eval;
 mod groups;
 mod man;
 mod output;
+mod plot;
 mod progress;
 mod project;
 mod stats;
@@ -61,6 +62,8 @@ enum Command {
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
+    /// The paper's figures as SVG: inflation, ranks, curves, zcr.
+    Plot(plot::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
     /// Print the man page (or write one per subcommand with --out DIR).
@@ -99,6 +102,7 @@ pub fn main() -> ExitCode {
         Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
+        Some(Command::Plot(args)) => plot::run(args, globals),
         Some(Command::Completions(args)) => completions::run(args),
         Some(Command::Man(args)) => man::run(args),
         None => tui::run_demo(globals),
