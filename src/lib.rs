@@ -9,6 +9,7 @@ pub mod compare;
 pub mod demo;
 pub mod diff;
 pub mod error;
+pub mod html_report;
 pub mod load;
 pub mod metrics;
 pub mod output;

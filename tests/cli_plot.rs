@@ -67,10 +67,8 @@ fn zcr_figure() {
 
 #[test]
 fn names_from_the_command_line_are_escaped() {
-    let run = format!(
-        "a<b>&\"c=demo_data/indexes/rkmeans_v64_native/Workshop.index.json,demo_data/indexes/rkmeans_v64_native/rkmeans_v64_native.per_user.json"
-    );
-    let s = svg(&["plot", "inflation", "--run", &run, "-q"]);
+    let run = "a<b>&\"c=demo_data/indexes/rkmeans_v64_native/Workshop.index.json,demo_data/indexes/rkmeans_v64_native/rkmeans_v64_native.per_user.json";
+    let s = svg(&["plot", "inflation", "--run", run, "-q"]);
     assert!(s.contains("a&lt;b&gt;&amp;&quot;c"));
     assert!(!s.contains("a<b>"));
 }

@@ -14,6 +14,7 @@ mod output;
 mod plot;
 mod progress;
 mod project;
+mod report;
 mod stats;
 mod synth;
 mod tokenize;
@@ -64,6 +65,8 @@ enum Command {
     Tui(tui::Args),
     /// The paper's figures as SVG: inflation, ranks, curves, zcr.
     Plot(plot::Args),
+    /// One self-contained HTML report to share: compare tables, figures, ZCR, groups, provenance.
+    Report(report::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
     /// Print the man page (or write one per subcommand with --out DIR).
@@ -103,6 +106,7 @@ pub fn main() -> ExitCode {
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
         Some(Command::Plot(args)) => plot::run(args, globals),
+        Some(Command::Report(args)) => report::run(args, globals),
         Some(Command::Completions(args)) => completions::run(args),
         Some(Command::Man(args)) => man::run(args),
         None => tui::run_demo(globals),
