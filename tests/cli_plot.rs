@@ -112,3 +112,26 @@ fn missing_source_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("give a dataset folder"));
 }
+
+#[test]
+fn scatter_figure_pairs_two_spaces() {
+    let v32 = "demo_data/indexes/rkmeans_v32_native/Workshop.index.json";
+    let s = svg(&[
+        "plot",
+        "scatter",
+        "--index",
+        v32,
+        "--embeddings",
+        LATENTS,
+        "--embeddings",
+        "second space=demo_data/Workshop.emb-tfidf.npy",
+        "--max-points",
+        "300",
+        "--no-cache",
+        "-q",
+    ]);
+    assert!(s.contains("width=\"1120\"") && s.contains("second space") && s.contains("tfidf"));
+    assert!(s.contains("group #1 (23)") && s.contains("group #6 (13)"));
+    assert!(s.contains("300 of 2264 items projected"));
+    insta::assert_snapshot!("plot_scatter", s);
+}

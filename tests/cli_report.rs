@@ -72,8 +72,8 @@ fn report_is_self_contained_escaped_and_well_formed() {
     }
     assert_eq!(
         names.iter().filter(|&&n| n == "svg").count(),
-        5,
-        "figures: inflation, ranks, curves and ZCR of the two tokenizers with collisions"
+        6,
+        "figures: inflation, ranks, curves, ZCR of the two tokenizers with collisions, scatter"
     );
     for n in doc.descendants().filter(|n| n.is_element()) {
         for a in n.attributes() {

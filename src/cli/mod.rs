@@ -63,7 +63,7 @@ enum Command {
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
-    /// The paper's figures as SVG: inflation, ranks, curves, zcr.
+    /// The paper's figures as SVG or PNG: inflation, ranks, curves, zcr, scatter.
     Plot(plot::Args),
     /// One self-contained HTML report to share: compare tables, figures, ZCR, groups, provenance.
     Report(report::Args),

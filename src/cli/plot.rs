@@ -13,7 +13,9 @@ use sidlens::output::{ensure_not_input, write_atomically};
 use sidlens::plot::inflation::InflationFigure;
 use sidlens::plot::png::to_png;
 use sidlens::plot::ranks::RanksFigure;
+use sidlens::plot::scatter::{ScatterFigure, ScatterRequest};
 use sidlens::plot::zcr::ZcrFigure;
+use sidlens::projection::ProjectionParams;
 use sidlens::reassign::{self, CostModel};
 use sidlens::tokenizers::{self, Loaded};
 
@@ -40,6 +42,40 @@ enum Figure {
     Curves(RunsArgs),
     /// Per prefix group, greedy ΔD against ZCR ΔD (every point on or under the diagonal).
     Zcr(ZcrArgs),
+    /// t-SNE of the items with the largest collision groups highlighted; two spaces side by side.
+    Scatter(ScatterArgs),
+}
+
+/// Arguments of `sidlens plot scatter`.
+#[derive(Debug, clap::Args)]
+struct ScatterArgs {
+    /// The SID index whose collision groups are highlighted.
+    #[arg(long, value_name = "FILE")]
+    index: PathBuf,
+    /// Item embeddings (.npy, row i = item id i), `[TITLE=]FILE`; give two (e.g. text and
+    /// collaborative) for panels side by side with the same groups in the same styles.
+    #[arg(long, value_name = "[TITLE=]FILE", required = true, num_args = 1)]
+    embeddings: Vec<String>,
+    /// Highlight the N largest collision groups.
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    highlight: usize,
+    /// Project a sample of at most N items when there are more (highlighted groups are kept).
+    #[arg(long, value_name = "N", default_value_t = ProjectionParams::default().max_points)]
+    max_points: usize,
+    /// Seed of the sample and of the t-SNE start (same seed, same picture).
+    #[arg(long, value_name = "S", default_value_t = ProjectionParams::default().seed)]
+    seed: u64,
+    /// t-SNE perplexity (lowered automatically for small samples).
+    #[arg(long, value_name = "P", default_value_t = ProjectionParams::default().perplexity)]
+    perplexity: f64,
+    /// Neither read nor write the projection cache (.sidlens-cache/ beside the embeddings).
+    #[arg(long)]
+    no_cache: bool,
+    /// The tokenizer's name in the caption (default: the index's folder).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Tokenizers to draw, as `sidlens compare` takes them.
@@ -115,6 +151,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             Ok(tokenizers::curves(loaded).svg()?)
         }),
         Figure::Zcr(a) => zcr(&a, globals),
+        Figure::Scatter(a) => scatter(&a, globals),
     }
 }
 
@@ -193,6 +230,67 @@ fn zcr(args: &ZcrArgs, globals: Globals) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| default_name(&args.index));
     emit(&ZcrFigure::from_plan(&name, &plan)?.svg()?, &args.output)
+}
+
+fn scatter(args: &ScatterArgs, globals: Globals) -> anyhow::Result<()> {
+    if args.embeddings.len() > 2 {
+        return Err(usage("give one or two --embeddings"));
+    }
+    let spaces: Vec<(String, PathBuf)> = args
+        .embeddings
+        .iter()
+        .map(|spec| match spec.split_once('=') {
+            Some((title, file)) if !title.is_empty() && !file.is_empty() => {
+                (title.to_string(), PathBuf::from(file))
+            }
+            _ => (default_title(Path::new(spec)), PathBuf::from(spec)),
+        })
+        .collect();
+    let mut inputs: Vec<&Path> = vec![&args.index];
+    inputs.extend(spaces.iter().map(|(_, p)| p.as_path()));
+    check_out(&args.output, &inputs)?;
+    let params = ProjectionParams {
+        perplexity: args.perplexity,
+        seed: args.seed,
+        max_points: args.max_points,
+        ..ProjectionParams::default()
+    };
+    let index = SidIndex::load(&args.index, None)?;
+    let collisions = Collisions::new(&index);
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name(&args.index));
+    let space_refs: Vec<(String, &Path)> = spaces
+        .iter()
+        .map(|(t, p)| (t.clone(), p.as_path()))
+        .collect();
+    let bar = Bar::new(globals.quiet);
+    let figure = ScatterFigure::project(
+        &ScatterRequest {
+            tokenizer: &name,
+            index: &index,
+            collisions: &collisions,
+            spaces: &space_refs,
+            highlight: args.highlight,
+            params: &params,
+            use_cache: !args.no_cache,
+        },
+        &bar,
+    )?;
+    drop(bar);
+    emit(&figure.svg()?, &args.output)
+}
+
+/// A panel title from an embeddings file name: `Workshop.emb-tfidf.npy` → `tfidf`.
+fn default_title(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    match stem.split_once(".emb-") {
+        Some((_, kind)) => kind.to_string(),
+        None => stem,
+    }
 }
 
 /// A tokenizer's name from its index path: the folder holding it (the variant).

@@ -11,7 +11,9 @@ use sidlens::load::{Codebooks, ItemTexts, Latents};
 use sidlens::output::{ensure_not_input, write_atomically};
 use sidlens::plot::inflation::InflationFigure;
 use sidlens::plot::ranks::RanksFigure;
+use sidlens::plot::scatter::{ScatterFigure, ScatterRequest};
 use sidlens::plot::zcr::ZcrFigure;
+use sidlens::projection::ProjectionParams;
 use sidlens::reassign::{self, CostModel};
 use sidlens::report::groups::{GroupFilter, group_rows};
 use sidlens::tokenizers;
@@ -45,6 +47,12 @@ pub struct Args {
     /// Semantics: `faithful` (default) or `cce-py` (the reference cce.py exactly).
     #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]
     compat: CompatArg,
+    /// Leave out the t-SNE scatter (the slowest part: seconds for thousands of items).
+    #[arg(long)]
+    no_scatter: bool,
+    /// Item embeddings for the scatter (default: the dataset's first DIR/<DS>.emb-*.npy).
+    #[arg(long, value_name = "FILE")]
+    embeddings: Option<PathBuf>,
     /// Codebook size V of every index (default: each index's largest code + 1).
     #[arg(long, value_name = "V")]
     codebook_size: Option<usize>,
@@ -81,6 +89,12 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         inputs.extend(v.codebooks.as_deref().filter(|_| l.is_some()));
     }
     inputs.extend(items_path.as_deref());
+    let embeddings = args
+        .embeddings
+        .clone()
+        .or_else(|| dataset.embeddings.first().cloned())
+        .filter(|_| !args.no_scatter);
+    inputs.extend(embeddings.as_deref());
     ensure_not_input(&args.out, &inputs)?;
 
     let compat = args.compat.into();
@@ -111,6 +125,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         }
         zcr.push(ZcrFigure::from_plan(&l.run.name, &plan)?);
     }
+    let scatter = match &embeddings {
+        Some(path) => scatter_figure(&loaded, path, &bar)?,
+        None => None,
+    };
     drop(bar);
     let at_k = tokenizers::comparison(&loaded, FIGURE_K, compat);
     if loaded.iter().any(|l| l.evaluation.is_some()) {
@@ -138,6 +156,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             svg: z.svg()?,
         });
     }
+    figures.extend(scatter);
     let groups = loaded
         .iter()
         .map(|l| TokenizerGroups {
@@ -169,6 +188,47 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     write_atomically(&args.out, |w| w.write_all(html.as_bytes()))?;
     eprintln!("wrote {} ({} bytes)", args.out.display(), html.len());
     Ok(())
+}
+
+/// The scatter of the tokenizer with the most collisions (the most telling picture), with its
+/// six largest groups highlighted; `None` when no tokenizer has collisions.
+fn scatter_figure(
+    loaded: &[tokenizers::Loaded],
+    embeddings: &Path,
+    progress: &Bar,
+) -> anyhow::Result<Option<Figure>> {
+    let Some(l) = loaded
+        .iter()
+        .filter(|l| l.collisions.collision_rate() > 0.0)
+        .max_by(|a, b| {
+            a.collisions
+                .collision_rate()
+                .total_cmp(&b.collisions.collision_rate())
+        })
+    else {
+        return Ok(None);
+    };
+    let title = embeddings
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let figure = ScatterFigure::project(
+        &ScatterRequest {
+            tokenizer: &l.run.name,
+            index: &l.index,
+            collisions: &l.collisions,
+            spaces: &[(title, embeddings)],
+            highlight: 6,
+            params: &ProjectionParams::default(),
+            use_cache: true,
+        },
+        progress,
+    )?;
+    Ok(Some(Figure {
+        title: format!("Collision groups in the embedding space · {}", l.run.name),
+        note: "Items that share a SID sit together here: the tokenizer could not tell them apart."
+            .into(),
+        svg: figure.svg()?,
+    }))
 }
 
 /// The command line, with the program as `sidlens` rather than the absolute path of the binary

@@ -7,5 +7,6 @@ pub mod curves;
 pub mod inflation;
 pub mod png;
 pub mod ranks;
+pub mod scatter;
 pub mod style;
 pub mod zcr;
