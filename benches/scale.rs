@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use sidlens::synthetic::{self, SyntheticSpec};
+use sidlens::generate::synthetic::{self, SyntheticSpec};
 
 /// One measured command.
 struct Row {

@@ -3,9 +3,10 @@
 //! evaluations instead of re-reading the beams for each.
 
 use crate::collision::Collisions;
-use crate::compare::{Comparison, Entry, Run, rank};
+use crate::compare::{Comparison, Entry, rank};
 use crate::error::Result;
 use crate::load::SidIndex;
+use crate::load::TokenizerFiles;
 use crate::metrics::{Compat, Evaluation, Evaluator};
 use crate::plot::curves::{Curve, CurvesFigure};
 use crate::progress::{Progress, check_cancelled};
@@ -14,7 +15,7 @@ use crate::progress::{Progress, check_cancelled};
 #[derive(Debug)]
 pub struct Loaded {
     /// Where it came from.
-    pub run: Run,
+    pub run: TokenizerFiles,
     /// The SID index.
     pub index: SidIndex,
     /// Its collision groups.
@@ -25,7 +26,7 @@ pub struct Loaded {
 
 /// Loads every run's index and evaluates its beams under `compat`.
 pub fn load_runs(
-    runs: &[Run],
+    runs: &[TokenizerFiles],
     compat: Compat,
     codebook_size: Option<usize>,
     progress: &dyn Progress,
@@ -35,7 +36,7 @@ pub fn load_runs(
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let evaluation = match &run.beams {
+        let evaluation = match run.beams_file() {
             Some(beams) => {
                 Some(Evaluator::new(&index, &collisions, compat).evaluate_file(beams, progress)?)
             }
@@ -73,17 +74,17 @@ pub fn curves(loaded: &[Loaded]) -> CurvesFigure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::compare_runs;
     use crate::load::dataset::Dataset;
     use crate::progress::NoProgress;
+    use crate::usecase::compare_tokenizers;
 
     #[test]
     fn comparison_from_loaded_runs_equals_compare_runs() {
         let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo_data");
-        let runs = Run::from_dataset(&Dataset::discover(&demo, None).unwrap());
+        let runs = Dataset::discover(&demo, None).unwrap().tokenizers();
         let loaded = load_runs(&runs, Compat::Faithful, None, &NoProgress).unwrap();
         for k in [1, 5, 10] {
-            let direct = compare_runs(&runs, k, Compat::Faithful, None, &NoProgress).unwrap();
+            let direct = compare_tokenizers(&runs, k, Compat::Faithful, None, &NoProgress).unwrap();
             assert_eq!(comparison(&loaded, k, Compat::Faithful), direct);
         }
         let curves = curves(&loaded);

@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use sidlens::load::{Interactions, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::proxy_beams;
-use sidlens::report::{Align, Table, text};
+use crate::generate::proxy_beams;
+use crate::load::{Interactions, SidIndex};
+use crate::report::{Align, Table, text};
+use crate::write::{ensure_not_input, write_atomically};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens beams`.

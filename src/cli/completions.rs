@@ -4,7 +4,7 @@
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use super::output::print_text;
+use super::print::print_text;
 
 /// Arguments of `sidlens completions`.
 #[derive(Debug, clap::Args)]

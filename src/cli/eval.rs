@@ -4,16 +4,16 @@
 
 use std::path::PathBuf;
 
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::metrics::{Compat, Evaluator};
+use crate::report::eval::{self as report, EvalJson};
+use crate::report::{percent, text};
+use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
-use sidlens::collision::Collisions;
-use sidlens::load::SidIndex;
-use sidlens::metrics::{Compat, Evaluator};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::report::eval::{self as report, EvalJson};
-use sidlens::report::{percent, text};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens eval`.
@@ -104,7 +104,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
                     &bar,
                     |user, outcome| {
                         report::write_user_line(w, user, outcome, &index, &ks)
-                            .map_err(|e| sidlens::Error::io(out, e))
+                            .map_err(|e| crate::Error::io(out, e))
                     },
                 );
                 match result {

@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use sidlens::collision::Collisions;
-use sidlens::load::{ItemTexts, SidIndex};
-use sidlens::report::groups::{self, GroupFilter};
-use sidlens::report::text;
+use crate::collision::Collisions;
+use crate::load::{ItemTexts, SidIndex};
+use crate::report::groups::{self, GroupFilter};
+use crate::report::text;
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 
 /// Arguments of `sidlens groups`.
 #[derive(Debug, clap::Args)]

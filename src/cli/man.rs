@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::write::write_atomically;
 use clap::CommandFactory;
-use sidlens::output::write_atomically;
 
-use super::output::print_text;
+use super::print::print_text;
 
 /// Arguments of `sidlens man`.
 #[derive(Debug, clap::Args)]

@@ -10,8 +10,8 @@ mod diff;
 mod eval;
 mod groups;
 mod man;
-mod output;
 mod plot;
+mod print;
 mod progress;
 mod project;
 mod report;
@@ -113,7 +113,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if print::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) if e.is::<clap::Error>() => {
             if let Some(usage) = e.downcast_ref::<clap::Error>() {
                 let _ = usage.print();

@@ -3,26 +3,26 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::load::TokenizerFiles;
+use crate::load::dataset::Dataset;
+use crate::load::tokenizer::duplicate_name;
+use crate::plot::inflation::InflationFigure;
+use crate::plot::png::to_png;
+use crate::plot::ranks::RanksFigure;
+use crate::plot::scatter::{ScatterFigure, ScatterRequest};
+use crate::plot::zcr::ZcrFigure;
+use crate::projection::ProjectionParams;
+use crate::tokenizers::{self, Loaded};
+use crate::usecase::plan_reassignment;
+use crate::write::{ensure_not_input, write_atomically};
 use clap::CommandFactory;
 use clap::error::ErrorKind;
-use sidlens::collision::Collisions;
-use sidlens::compare::Run;
-use sidlens::load::dataset::Dataset;
-use sidlens::load::{Codebooks, Latents, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::plot::inflation::InflationFigure;
-use sidlens::plot::png::to_png;
-use sidlens::plot::ranks::RanksFigure;
-use sidlens::plot::scatter::{ScatterFigure, ScatterRequest};
-use sidlens::plot::zcr::ZcrFigure;
-use sidlens::projection::ProjectionParams;
-use sidlens::reassign::{self, CostModel};
-use sidlens::tokenizers::{self, Loaded};
 
 use super::Globals;
-use super::compare::parse_run;
 use super::eval::{CompatArg, parse_k};
-use super::output::print_text;
+use super::print::print_text;
 use super::progress::Bar;
 
 /// Arguments of `sidlens plot`.
@@ -87,9 +87,9 @@ struct RunsArgs {
     /// With DIR: a folder holding more beams, named `<VARIANT>.per_user.json[l]`.
     #[arg(long, value_name = "D", requires = "dir")]
     beams_dir: Option<PathBuf>,
-    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS]` (repeat for each tokenizer).
-    #[arg(long = "run", value_name = "NAME=INDEX[,BEAMS]", value_parser = parse_run)]
-    run: Vec<Run>,
+    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS...]` (repeat for each tokenizer).
+    #[arg(long = "run", value_name = "NAME=INDEX[,BEAMS...]", value_parser = TokenizerFiles::parse_spec)]
+    run: Vec<TokenizerFiles>,
     /// The cut-off K (inflation, ranks).
     #[arg(long, value_name = "K", default_value_t = 10, value_parser = parse_k)]
     k: usize,
@@ -159,10 +159,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
 pub(super) fn runs_of(
     dir: Option<&Path>,
     beams_dir: Option<&Path>,
-    run: &[Run],
-) -> anyhow::Result<Vec<Run>> {
+    run: &[TokenizerFiles],
+) -> anyhow::Result<Vec<TokenizerFiles>> {
     let runs = match dir {
-        Some(dir) => Run::from_dataset(&Dataset::discover(dir, beams_dir)?),
+        Some(dir) => Dataset::discover(dir, beams_dir)?.tokenizers(),
         None if run.is_empty() => {
             return Err(usage(
                 "give a dataset folder DIR or --run NAME=INDEX[,BEAMS]",
@@ -170,13 +170,8 @@ pub(super) fn runs_of(
         }
         None => run.to_vec(),
     };
-    for (i, r) in runs.iter().enumerate() {
-        if runs[..i].iter().any(|o| o.name == r.name) {
-            anyhow::bail!(
-                "two tokenizers are named {:?}; give each --run its own NAME",
-                r.name
-            );
-        }
+    if let Some(name) = duplicate_name(&runs) {
+        anyhow::bail!("two tokenizers are named {name:?}; give each --run its own NAME");
     }
     Ok(runs)
 }
@@ -195,7 +190,7 @@ fn runs_figure(
     let runs = runs_of(args.dir.as_deref(), args.beams_dir.as_deref(), &args.run)?;
     let inputs: Vec<&Path> = runs
         .iter()
-        .flat_map(|r| std::iter::once(r.index.as_path()).chain(r.beams.as_deref()))
+        .flat_map(|r| std::iter::once(r.index.as_path()).chain(r.beams_file()))
         .collect();
     check_out(&args.output, &inputs)?;
     let bar = Bar::new(globals.quiet);
@@ -217,13 +212,14 @@ fn zcr(args: &ZcrArgs, globals: Globals) -> anyhow::Result<()> {
     check_out(&args.output, &inputs)?;
     let index = SidIndex::load(&args.index, args.codebook_size)?;
     let bar = Bar::new(globals.quiet);
-    let latents = Latents::load(&args.latents)?;
-    let cost = match &args.codebooks {
-        Some(cb) => CostModel::from_codebooks(&index, latents, &Codebooks::load(cb)?)?,
-        None => CostModel::estimate(&index, latents, &bar)?,
-    };
     let collisions = Collisions::new(&index);
-    let plan = reassign::plan(&index, &collisions, Some(&cost), &bar)?;
+    let plan = plan_reassignment(
+        &index,
+        &collisions,
+        Some(&args.latents),
+        args.codebooks.as_deref(),
+        &bar,
+    )?;
     drop(bar);
     let name = args
         .name

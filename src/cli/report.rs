@@ -4,19 +4,18 @@
 
 use std::path::{Path, PathBuf};
 
-use sidlens::compare::Run;
-use sidlens::html_report::{self, Figure, Provenance, ReportContent, TokenizerGroups};
-use sidlens::load::dataset::Dataset;
-use sidlens::load::{Codebooks, ItemTexts, Latents};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::plot::inflation::InflationFigure;
-use sidlens::plot::ranks::RanksFigure;
-use sidlens::plot::scatter::{ScatterFigure, ScatterRequest};
-use sidlens::plot::zcr::ZcrFigure;
-use sidlens::projection::ProjectionParams;
-use sidlens::reassign::{self, CostModel};
-use sidlens::report::groups::{GroupFilter, group_rows};
-use sidlens::tokenizers;
+use crate::html_report::{self, Figure, Provenance, ReportContent, TokenizerGroups};
+use crate::load::ItemTexts;
+use crate::load::dataset::Dataset;
+use crate::plot::inflation::InflationFigure;
+use crate::plot::ranks::RanksFigure;
+use crate::plot::scatter::{ScatterFigure, ScatterRequest};
+use crate::plot::zcr::ZcrFigure;
+use crate::projection::ProjectionParams;
+use crate::report::groups::{GroupFilter, group_rows};
+use crate::tokenizers;
+use crate::usecase::plan_reassignment;
+use crate::write::{ensure_not_input, write_atomically};
 
 use super::Globals;
 use super::eval::CompatArg;
@@ -66,23 +65,14 @@ const FIGURE_K: usize = 10;
 /// Runs `sidlens report`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let dataset = Dataset::discover(&args.dir, args.beams_dir.as_deref())?;
-    let runs = Run::from_dataset(&dataset);
+    let runs = dataset.tokenizers();
     let items_path = args.items.clone().or_else(|| dataset.items.clone());
-    let latents: Vec<Option<PathBuf>> = dataset
-        .variants
+    let latents: Vec<Option<PathBuf>> = runs
         .iter()
-        .map(|v| {
-            args.latents.clone().or_else(|| {
-                v.latents.clone().or_else(|| {
-                    v.codebooks
-                        .as_ref()
-                        .and(dataset.embeddings.first().cloned())
-                })
-            })
-        })
+        .map(|t| args.latents.clone().or_else(|| t.latents.clone()))
         .collect();
     let mut inputs: Vec<&Path> = Vec::new();
-    for (v, l) in dataset.variants.iter().zip(&latents) {
+    for (v, l) in runs.iter().zip(&latents) {
         inputs.push(&v.index);
         inputs.extend(v.beams_file());
         inputs.extend(l.as_deref());
@@ -108,17 +98,18 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let mut figures = Vec::new();
     let mut zcr = Vec::new();
     let mut zcr_missing = Vec::new();
-    for ((l, v), latents) in loaded.iter().zip(&dataset.variants).zip(&latents) {
+    for ((l, v), latents) in loaded.iter().zip(&runs).zip(&latents) {
         let Some(path) = latents else {
             zcr_missing.push((l.run.name.clone(), "no latents, so no ΔD".to_string()));
             continue;
         };
-        let vectors = Latents::load(path)?;
-        let cost = match &v.codebooks {
-            Some(cb) => CostModel::from_codebooks(&l.index, vectors, &Codebooks::load(cb)?)?,
-            None => CostModel::estimate(&l.index, vectors, &bar)?,
-        };
-        let plan = reassign::plan(&l.index, &l.collisions, Some(&cost), &bar)?;
+        let plan = plan_reassignment(
+            &l.index,
+            &l.collisions,
+            Some(path),
+            v.codebooks.as_deref(),
+            &bar,
+        )?;
         if plan.summary.n_prefix_groups_with_collisions == 0 {
             zcr_missing.push((l.run.name.clone(), "no collisions to resolve".to_string()));
             continue;

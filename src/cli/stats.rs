@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use sidlens::collision::Collisions;
-use sidlens::load::SidIndex;
-use sidlens::report::{self, text};
-use sidlens::stats::IndexStats;
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::report::{self, text};
+use crate::stats::IndexStats;
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 
 /// Arguments of `sidlens stats`.
 #[derive(Debug, clap::Args)]

@@ -11,8 +11,8 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use super::ids::ItemIds;
 use super::read_input;
 use crate::error::{Error, Place, Result};
-use crate::output::write_atomically;
 use crate::sid::{self, Code, MAX_CODEBOOK_SIZE, MAX_LEVELS, SidKey};
+use crate::write::write_atomically;
 
 /// How the codes of each item are written in the file; output keeps the input's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
