@@ -4,13 +4,17 @@
 
 mod beams;
 mod compare;
+mod completions;
 mod demo;
 mod diff;
 mod eval;
 mod groups;
+mod man;
+mod plot;
 mod print;
 mod progress;
 mod project;
+mod report;
 mod stats;
 mod synth;
 mod tokenize;
@@ -83,6 +87,14 @@ enum Command {
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
+    /// The paper's figures as SVG or PNG: inflation, ranks, curves, zcr, scatter.
+    Plot(plot::Args),
+    /// One self-contained HTML report to share: compare tables, figures, ZCR, groups, provenance.
+    Report(report::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
+    /// Print the man page (or write one per subcommand with --out DIR).
+    Man(man::Args),
 }
 
 /// Global options every subcommand sees.
@@ -122,6 +134,10 @@ pub fn main() -> ExitCode {
         Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
+        Some(Command::Plot(args)) => plot::run(args, globals),
+        Some(Command::Report(args)) => report::run(args, globals),
+        Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Man(args)) => man::run(args),
         None => tui::run_demo(globals),
     };
     match result {
