@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
 use crate::load::SidIndex;
+use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
+use crate::reassign::paper_sidecars::{self, PaperStats};
 use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
 use crate::reassign::{self, Mode};
 use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
 use crate::report::text;
 use crate::stats::IndexStats;
-use crate::usecase::plan_reassignment_checked;
+use crate::usecase::cost_model;
 use crate::write::{Outputs, ensure_not_input};
 use anyhow::Context;
 
@@ -34,12 +36,17 @@ pub struct Args {
     /// Codebook size V (default: from the codebooks, else the largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
-    /// Write the reassigned index here (same format as the input), plus `<FILE>.zcr.json`.
+    /// Write the reassigned index here (same format and token scheme as the input), plus
+    /// `<FILE>.zcr.json` and the paper's `<DS>.zcr_provenance.json` and `<DS>.stats.json`.
     #[arg(long, value_name = "FILE", requires = "latents")]
     out: Option<PathBuf>,
     /// Which assignment --out writes.
     #[arg(long, value_enum, default_value_t = ModeArg::Optimal)]
     mode: ModeArg,
+    /// What to do with prefix groups larger than V: leave them, append TIGER's extra code
+    /// (L + 1 levels), or move the items that must move into free (L−1, L) pairs.
+    #[arg(long, value_enum, default_value_t = OverCapacityArg::Keep)]
+    over_capacity: OverCapacityArg,
     /// Also list every prefix group: who keeps which code, ΔD per item.
     #[arg(long)]
     groups: bool,
@@ -53,8 +60,31 @@ pub struct Args {
 enum ModeArg {
     /// ZCR: fewest changes, then least total ΔD.
     Optimal,
-    /// The greedy MQL4GRec baseline.
+    /// The greedy rule as the paper describes MQL4GRec.
     Greedy,
+    /// MQL4GRec's own code, ported literally (may change the last two levels).
+    Mql4grec,
+}
+
+/// `--over-capacity` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OverCapacityArg {
+    /// Leave groups larger than V unchanged and report them.
+    Keep,
+    /// TIGER's appended disambiguation code: one more level, numbering each SID's items.
+    Append,
+    /// Least-cost moves into free (L−1, L) code pairs of the same (L−2)-prefix.
+    TwoLevel,
+}
+
+impl From<OverCapacityArg> for OverCapacity {
+    fn from(m: OverCapacityArg) -> Self {
+        match m {
+            OverCapacityArg::Keep => OverCapacity::Keep,
+            OverCapacityArg::Append => OverCapacity::Append,
+            OverCapacityArg::TwoLevel => OverCapacity::TwoLevel,
+        }
+    }
 }
 
 impl From<ModeArg> for Mode {
@@ -62,13 +92,14 @@ impl From<ModeArg> for Mode {
         match m {
             ModeArg::Optimal => Mode::Optimal,
             ModeArg::Greedy => Mode::Greedy,
+            ModeArg::Mql4grec => Mode::Mql4grec,
         }
     }
 }
 
 /// Runs `sidlens zcr`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let inputs: Vec<&Path> = [
         Some(&args.index),
         args.latents.as_ref(),
@@ -81,23 +112,48 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(out) = &args.out {
         ensure_not_input(out, &inputs)?;
         ensure_not_input(&sidecar_path(out), &inputs)?;
+        let (provenance, stats) = paper_sidecars::sidecar_paths(out);
+        ensure_not_input(&provenance, &inputs)?;
+        ensure_not_input(&stats, &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
     let collisions = Collisions::new(&index);
-    let (plan, latent_agreement, warnings) = plan_reassignment_checked(
+    let cost = cost_model(
         &index,
-        &collisions,
         args.latents.as_deref(),
         args.codebooks.as_deref(),
         &bar,
     )?;
+    let mut plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
+    let latent_agreement = cost.as_ref().map(|c| c.last_code_agreement(&index));
+    let warnings: Vec<String> = latent_agreement
+        .and_then(reassign::foreign_latents_warning)
+        .into_iter()
+        .collect();
+    let mode = Mode::from(args.mode);
+    let policy = OverCapacity::from(args.over_capacity);
+    let resolution = match (policy, &cost) {
+        (OverCapacity::Keep, _) => None,
+        (_, None) => anyhow::bail!("--over-capacity needs --latents to price the moves"),
+        (_, Some(cost)) => Some(over_capacity::resolve(
+            &index, &plan, mode, policy, cost, &bar,
+        )?),
+    };
     drop(bar);
     for w in &warnings {
         super::print::message(&format!("warning: {w}"));
     }
-    let mode = Mode::from(args.mode);
+    plan.summary.over_capacity = resolution.as_ref().map(|r| r.totals.clone());
     let written = match &args.out {
-        Some(out) => Some(write_outputs(&args, &index, &collisions, &plan, mode, out)?),
+        Some(out) => Some(write_outputs(
+            &args,
+            &index,
+            &collisions,
+            &plan,
+            resolution.as_ref(),
+            mode,
+            out,
+        )?),
         None => None,
     };
     let skipped = rows::skipped_rows(&index, &plan);
@@ -116,8 +172,20 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&rows::overview_table(&plan.summary)));
     out.push('\n');
     out.push_str(&text::render(&rows::summary_table(&plan.summary)));
+    if let Some(r) = resolution
+        .as_ref()
+        .filter(|r| !r.totals.two_level.is_empty())
+    {
+        out.push_str("\ntwo-level moves (over-capacity groups):\n");
+        out.push_str(&text::render(&rows::two_level_table(&r.totals.two_level)));
+    }
     if !skipped.is_empty() {
-        out.push_str("\nleft unchanged:\n");
+        let label = match policy {
+            OverCapacity::Keep => "left unchanged",
+            OverCapacity::Append => "over capacity (resolved by the appended code)",
+            OverCapacity::TwoLevel => "over capacity (two-level moves above)",
+        };
+        out.push_str(&format!("\n{label}:\n"));
         out.push_str(&text::render(&rows::skipped_table(&skipped)));
     }
     if let Some(groups) = &groups {
@@ -129,7 +197,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     print_text(&out)?;
     if let Some(w) = &written {
-        eprintln!("wrote {} and {}", w.index, w.sidecar);
+        eprintln!(
+            "wrote {}, {}, {} and {}",
+            w.index, w.sidecar, w.paper_sidecars[0], w.paper_sidecars[1]
+        );
     }
     Ok(())
 }
@@ -140,11 +211,18 @@ fn write_outputs(
     index: &SidIndex,
     collisions: &Collisions,
     plan: &reassign::Plan,
+    resolution: Option<&Resolution>,
     mode: Mode,
     out: &Path,
 ) -> anyhow::Result<ZcrWritten> {
-    let reassigned = plan.apply(index, mode, out)?;
+    let reassigned = match resolution {
+        Some(r) => index.with_codes(out, r.remedy.codes.clone(), r.remedy.n_levels),
+        None => plan.apply(index, mode, out)?,
+    };
     let latents = args.latents.as_deref().context("--out needs --latents")?;
+    let stats_before = IndexStats::compute(index, collisions);
+    let stats_after = IndexStats::compute(&reassigned, &Collisions::new(&reassigned));
+    let paper = PaperStats::new(mode, &plan.summary, &stats_before, &stats_after);
     let provenance = Provenance {
         tool: "sidlens",
         version: env!("CARGO_PKG_VERSION"),
@@ -156,8 +234,8 @@ fn write_outputs(
             codebooks: args.codebooks.as_deref().map(FileInfo::of).transpose()?,
         },
         totals: plan.summary.clone(),
-        stats_before: IndexStats::compute(index, collisions),
-        stats_after: IndexStats::compute(&reassigned, &Collisions::new(&reassigned)),
+        stats_before,
+        stats_after,
     };
     // The index and its sidecar appear together or not at all.
     let sidecar = sidecar_path(out);
@@ -167,10 +245,16 @@ fn write_outputs(
         serde_json::to_writer_pretty(&mut *w, &provenance)?;
         w.write_all(b"\n")
     })?;
+    let (prov_path, stats_path) = paper_sidecars::write(out, &paper, &mut outputs)?;
     outputs.commit()?;
     Ok(ZcrWritten {
         index: out.display().to_string(),
         sidecar: sidecar.display().to_string(),
+        paper_sidecars: [
+            prov_path.display().to_string(),
+            stats_path.display().to_string(),
+        ],
         mode,
+        sid_format: reassigned.scheme().example(),
     })
 }

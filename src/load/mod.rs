@@ -5,9 +5,11 @@ pub mod beams;
 pub mod dataset;
 pub mod ids;
 pub mod index;
+mod index_fast_path;
 pub mod input;
 pub mod interactions;
 pub mod items;
+pub mod paper_results;
 pub mod tokenizer;
 pub mod vectors;
 

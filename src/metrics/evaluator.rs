@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::load::SidIndex;
 use crate::load::beams::{self, BeamRecord, BeamSid};
 use crate::progress::Progress;
+use crate::sid_scheme::SidScheme;
 
 /// Things in the beams that the faithful evaluation had to correct, counted in both modes so
 /// a user sees them.
@@ -64,6 +65,7 @@ pub struct Evaluator<'a> {
     lookup: SidLookup,
     generated: Vec<AtomicU32>,
     count_generated: bool,
+    beams_scheme: Option<SidScheme>,
 }
 
 /// Reused buffers of one thread's evaluations.
@@ -96,7 +98,14 @@ impl<'a> Evaluator<'a> {
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             count_generated: true,
+            beams_scheme: None,
         }
+    }
+
+    /// Reads beams files whose SIDs are written in `scheme` (`None`: detected per file).
+    pub fn with_beams_scheme(mut self, scheme: Option<SidScheme>) -> Self {
+        self.beams_scheme = scheme.filter(|&s| s != SidScheme::Integers);
+        self
     }
 
     /// The semantics in use.
@@ -123,8 +132,9 @@ impl<'a> Evaluator<'a> {
         let mut outcomes = Vec::new();
         let mut anomalies = Anomalies::default();
         let mut list_width = 0;
-        beams::map_records(
+        beams::map_records_as(
             path,
+            self.beams_scheme,
             progress,
             |rec| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
@@ -165,8 +175,9 @@ impl<'a> Evaluator<'a> {
         let mut acc = Accumulator::new(ks, track_groups);
         let mut user = 0;
         let mut list_width = 0;
-        beams::map_records(
+        beams::map_records_as(
             path,
+            self.beams_scheme,
             progress,
             |rec| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());

@@ -9,5 +9,5 @@ mod project;
 
 pub use compare::compare_tokenizers;
 pub use evaluate::evaluate_beams;
-pub use price::{cost_model, plan_reassignment, plan_reassignment_checked};
+pub use price::{cost_model, plan_reassignment};
 pub use project::project_items;

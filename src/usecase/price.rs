@@ -43,23 +43,3 @@ pub fn plan_reassignment(
     let cost = cost_model(index, latents, codebooks, progress)?;
     reassign::plan(index, collisions, cost.as_ref(), progress)
 }
-
-/// A plan with what a user needs to judge its costs: the share of last codes the latents'
-/// own nearest codewords reproduce ([`CostModel::last_code_agreement`]) and the warnings
-/// that share calls for (`None` and none without latents).
-pub fn plan_reassignment_checked(
-    index: &SidIndex,
-    collisions: &Collisions,
-    latents: Option<&Path>,
-    codebooks: Option<&Path>,
-    progress: &dyn Progress,
-) -> Result<(Plan, Option<f64>, Vec<String>)> {
-    let cost = cost_model(index, latents, codebooks, progress)?;
-    let plan = reassign::plan(index, collisions, cost.as_ref(), progress)?;
-    let agreement = cost.as_ref().map(|c| c.last_code_agreement(index));
-    let warnings = agreement
-        .and_then(reassign::foreign_latents_warning)
-        .into_iter()
-        .collect();
-    Ok((plan, agreement, warnings))
-}
