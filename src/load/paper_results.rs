@@ -188,6 +188,7 @@ mod tests {
             ],
             anomalies: Default::default(),
             groups: Vec::new(),
+            list_width: 0,
         };
         let d = r.disagreements(&summary, 0.1);
         assert_eq!(
