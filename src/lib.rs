@@ -9,6 +9,7 @@ pub mod compare;
 pub mod diff;
 pub mod error;
 pub mod generate;
+pub mod item_view;
 pub mod kernels;
 pub mod load;
 pub mod metrics;

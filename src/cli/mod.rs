@@ -8,6 +8,7 @@ mod demo;
 mod diff;
 mod eval;
 mod groups;
+mod item;
 mod print;
 mod progress;
 mod project;
@@ -31,6 +32,9 @@ pub struct Cli {
     /// Do not draw progress bars on stderr.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// With no subcommand (the demo TUI): do not re-evaluate when a beams file changes.
+    #[arg(long)]
+    no_watch: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -39,6 +43,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// One item through every tokenizer of a dataset folder: SID, group, groupmates, moves.
+    Item(item::Args),
     /// Hit@K / NDCG@K against collision-corrected ItemHit@K / ItemNDCG@K for a beams file.
     Eval(eval::Args),
     /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
@@ -83,6 +89,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Item(args)) => item::run(args, globals),
         Some(Command::Eval(args)) => eval::run(args, globals),
         Some(Command::Compare(args)) => compare::run(args, globals),
         Some(Command::Project(args)) => project::run(args, globals),
@@ -93,7 +100,7 @@ pub fn main() -> ExitCode {
         Some(Command::Demo(args)) => demo::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
-        None => tui::run_demo(globals),
+        None => tui::run_demo(globals, !cli.no_watch),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

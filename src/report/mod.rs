@@ -6,6 +6,7 @@ pub mod compare;
 pub mod csv;
 pub mod eval;
 pub mod groups;
+pub mod item;
 pub mod latex;
 pub mod markdown;
 pub mod reassign;

@@ -17,6 +17,8 @@ pub enum InputMode {
     Typing,
     /// The help overlay is open.
     Help,
+    /// The item view is open.
+    Item,
 }
 
 /// One physical key as the table names it.
@@ -45,6 +47,8 @@ pub enum Scope {
     Typing,
     /// While the help overlay is open.
     Help,
+    /// While the item view is open.
+    Item,
 }
 
 /// One row of the key table.
@@ -178,8 +182,62 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::CycleSort,
         description: "sort groups by size, inflation contribution or ZCR saving",
         hint: "sort",
-        scope: Scope::Global,
+        scope: Scope::Panes(GROUPISH),
         footer: &[Pane::Groups],
+    },
+    Binding {
+        keys: &[Key::Char('s')],
+        label: "s",
+        action: Action::SortMetrics,
+        description: "metrics: sort by the next column (tokenizer, collision rate, … rank ItemHit, then key order)",
+        hint: "sort",
+        scope: Scope::Panes(&[Pane::Metrics]),
+        footer: &[Pane::Metrics],
+    },
+    Binding {
+        keys: &[Key::Char('S')],
+        label: "S",
+        action: Action::ReverseMetrics,
+        description: "metrics: reverse the order",
+        hint: "reverse",
+        scope: Scope::Panes(&[Pane::Metrics]),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('i')],
+        label: "i",
+        action: Action::OpenItem,
+        description: "item view: all text of the selected item, its SID, group and moves in every tokenizer",
+        hint: "item",
+        scope: Scope::Panes(GROUPISH),
+        footer: GROUPISH,
+    },
+    Binding {
+        keys: &[Key::Char('<'), Key::Char(',')],
+        label: "</,",
+        action: Action::PrevMember,
+        description: "previous item of the group (the one i opens and ] follows)",
+        hint: "prev item",
+        scope: Scope::Panes(GROUPISH),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('>'), Key::Char('.')],
+        label: ">/.",
+        action: Action::NextMember,
+        description: "next item of the group",
+        hint: "item",
+        scope: Scope::Panes(GROUPISH),
+        footer: &[Pane::Detail],
+    },
+    Binding {
+        keys: &[Key::Char('z')],
+        label: "z",
+        action: Action::JumpToZcr,
+        description: "on a *_native tokenizer: what its *_zcr variant did to this group (in Detail)",
+        hint: "zcr",
+        scope: Scope::Panes(GROUPISH),
+        footer: &[Pane::Detail],
     },
     Binding {
         keys: &[Key::Char('m')],
@@ -248,7 +306,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Key::Char(']')],
         label: "]",
         action: Action::NextTokenizer,
-        description: "next tokenizer",
+        description: "next tokenizer (in Detail and the item view, following the selected item)",
         hint: "tokenizer",
         scope: Scope::Global,
         footer: ALL,
@@ -389,6 +447,24 @@ pub const BINDINGS: &[Binding] = &[
         footer: NONE,
     },
     Binding {
+        keys: &[Key::Char('g'), Key::Code(KeyCode::Home)],
+        label: "g/Home",
+        action: Action::Top,
+        description: "to the first line",
+        hint: "top",
+        scope: Scope::Help,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('G'), Key::Code(KeyCode::End)],
+        label: "G/End",
+        action: Action::Bottom,
+        description: "to the last line",
+        hint: "bottom",
+        scope: Scope::Help,
+        footer: NONE,
+    },
+    Binding {
         keys: &[
             Key::Code(KeyCode::Esc),
             Key::Char('?'),
@@ -411,6 +487,129 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Help,
         footer: NONE,
     },
+    Binding {
+        keys: &[Key::Code(KeyCode::Up), Key::Char('k')],
+        label: "↑/k",
+        action: Action::Up,
+        description: "scroll up",
+        hint: "scroll",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::Down), Key::Char('j')],
+        label: "↓/j",
+        action: Action::Down,
+        description: "scroll down",
+        hint: "scroll",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::PageUp), Key::Ctrl('b')],
+        label: "PgUp/C-b",
+        action: Action::PageUp,
+        description: "page up",
+        hint: "page",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::PageDown), Key::Ctrl('f')],
+        label: "PgDn/C-f",
+        action: Action::PageDown,
+        description: "page down",
+        hint: "page",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('g'), Key::Code(KeyCode::Home)],
+        label: "g/Home",
+        action: Action::Top,
+        description: "to the first line",
+        hint: "top",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('G'), Key::Code(KeyCode::End)],
+        label: "G/End",
+        action: Action::Bottom,
+        description: "to the last line",
+        hint: "bottom",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[
+            Key::Char('<'),
+            Key::Char(','),
+            Key::Code(KeyCode::Left),
+            Key::Char('h'),
+        ],
+        label: "←/h/<",
+        action: Action::PrevMember,
+        description: "previous item of the group",
+        hint: "prev",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[
+            Key::Char('>'),
+            Key::Char('.'),
+            Key::Code(KeyCode::Right),
+            Key::Char('l'),
+        ],
+        label: "→/l/>",
+        action: Action::NextMember,
+        description: "next item of the group",
+        hint: "next item",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('[')],
+        label: "[",
+        action: Action::PrevTokenizer,
+        description: "previous tokenizer, keeping the item",
+        hint: "tokenizer",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char(']')],
+        label: "]",
+        action: Action::NextTokenizer,
+        description: "next tokenizer, keeping the item",
+        hint: "tokenizer",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[
+            Key::Code(KeyCode::Esc),
+            Key::Char('i'),
+            Key::Char('q'),
+            Key::Code(KeyCode::Enter),
+        ],
+        label: "Esc/i/q",
+        action: Action::CloseItem,
+        description: "close the item view",
+        hint: "close",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Ctrl('c')],
+        label: "C-c",
+        action: Action::Quit,
+        description: "quit",
+        hint: "quit",
+        scope: Scope::Item,
+        footer: NONE,
+    },
 ];
 
 /// What mouse input does, for the help overlay (mouse events are not keys, so they are not in
@@ -428,7 +627,9 @@ impl Binding {
         match (self.scope, mode) {
             (Scope::Global, InputMode::Normal) => true,
             (Scope::Panes(panes), InputMode::Normal) => panes.contains(&focus),
-            (Scope::Typing, InputMode::Typing) | (Scope::Help, InputMode::Help) => true,
+            (Scope::Typing, InputMode::Typing)
+            | (Scope::Help, InputMode::Help)
+            | (Scope::Item, InputMode::Item) => true,
             _ => false,
         }
     }
@@ -483,11 +684,18 @@ pub fn footer(mode: InputMode, focus: Pane) -> Vec<(&'static str, &'static str)>
             .filter(|b| b.scope == Scope::Typing && b.keys[0] != Key::AnyChar)
             .map(|b| (b.label, b.hint))
             .collect(),
-        InputMode::Help => BINDINGS
-            .iter()
-            .filter(|b| b.scope == Scope::Help)
-            .map(|b| (b.label, b.hint))
-            .collect(),
+        InputMode::Help | InputMode::Item => {
+            let scope = if mode == InputMode::Help {
+                Scope::Help
+            } else {
+                Scope::Item
+            };
+            BINDINGS
+                .iter()
+                .filter(|b| b.scope == scope)
+                .map(|b| (b.label, b.hint))
+                .collect()
+        }
         InputMode::Normal => {
             let mut hints: Vec<_> = BINDINGS
                 .iter()
@@ -514,6 +722,7 @@ pub fn help_sections() -> Vec<(&'static str, Vec<&'static Binding>)> {
             pick(&|b| b.scope == Scope::Global || matches!(b.scope, Scope::Panes(_))),
         ),
         ("While typing", pick(&|b| b.scope == Scope::Typing)),
+        ("In the item view", pick(&|b| b.scope == Scope::Item)),
         ("In this help", pick(&|b| b.scope == Scope::Help)),
     ]
 }
@@ -534,6 +743,7 @@ mod tests {
                 Scope::Panes(p) => (InputMode::Normal, p[0]),
                 Scope::Typing => (InputMode::Typing, Pane::Groups),
                 Scope::Help => (InputMode::Help, Pane::Groups),
+                Scope::Item => (InputMode::Item, Pane::Groups),
             };
             for k in b.keys {
                 let ev = match *k {
@@ -561,7 +771,12 @@ mod tests {
 
     #[test]
     fn no_two_bindings_claim_one_key_in_one_place() {
-        for mode in [InputMode::Normal, InputMode::Typing, InputMode::Help] {
+        for mode in [
+            InputMode::Normal,
+            InputMode::Typing,
+            InputMode::Help,
+            InputMode::Item,
+        ] {
             for focus in Pane::ALL {
                 let mut seen = Vec::new();
                 for b in BINDINGS.iter().filter(|b| b.applies(mode, focus)) {

@@ -14,7 +14,7 @@ use super::super::app::{App, Slot, visible_offset};
 use super::super::data::prefix_key;
 use super::super::layout::{self, Pane};
 use super::detail::codes_text;
-use super::{fit, message, pad, pad_left, pane_block, slot_lines, thousands};
+use super::{fit_middle, message, pad, pad_left, pane_block, slot_lines, thousands};
 
 /// A column of the list.
 struct Column {
@@ -184,11 +184,11 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
     let wide = width >= 110;
     if let Slot::Ready(m) = &t.metrics {
         let k = app.k;
+        out.push((
+            "gen".into(),
+            Box::new(move |r: &GroupRow| m.generated(r.group).to_string()),
+        ));
         if wide {
-            out.push((
-                "gen".into(),
-                Box::new(move |r: &GroupRow| m.generated(r.group).to_string()),
-            ));
             out.push((
                 format!("Hit@{k}"),
                 Box::new(move |r: &GroupRow| {
@@ -248,7 +248,6 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
     out
 }
 
-/// A sum of per-user credit, 2 decimals (integers stay short).
 /// A credit (a sum of per-user values) with 2 decimals, so a column lines up.
 fn credit(v: f64) -> String {
     format!("{v:.2}")
@@ -258,6 +257,6 @@ fn cell(column: &Column, value: &str) -> String {
     if column.right {
         pad_left(value, column.width)
     } else {
-        pad(&fit(value, column.width), column.width)
+        pad(&fit_middle(value, column.width), column.width)
     }
 }

@@ -4,10 +4,12 @@
 pub mod detail;
 pub mod groups;
 pub mod help;
+pub mod item;
 pub mod metrics;
 pub mod scatter;
 pub mod status;
 pub mod table;
+pub mod wrap;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -40,8 +42,10 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
     status::status_line(app, frame, layout.status);
     status::footer(app, frame, layout.footer);
-    if app.mode == InputMode::Help {
-        help::render(app, frame, area);
+    match app.mode {
+        InputMode::Help => help::render(app, frame, area),
+        InputMode::Item => item::render(app, frame, area),
+        InputMode::Normal | InputMode::Typing => {}
     }
 }
 
