@@ -105,12 +105,14 @@ pub fn last_code(before: &[Code], after: &[Code]) -> LastCode {
 
 /// The `*_native` name a `*_zcr` variant was reassigned from (`rkmeans_zcr` → `rkmeans_native`).
 pub fn native_of(name: &str) -> Option<String> {
-    name.strip_suffix("_zcr").map(|stem| format!("{stem}_native"))
+    name.strip_suffix("_zcr")
+        .map(|stem| format!("{stem}_native"))
 }
 
 /// The `*_zcr` name of a `*_native` variant.
 pub fn zcr_of(name: &str) -> Option<String> {
-    name.strip_suffix("_native").map(|stem| format!("{stem}_zcr"))
+    name.strip_suffix("_native")
+        .map(|stem| format!("{stem}_zcr"))
 }
 
 #[cfg(test)]
@@ -145,12 +147,19 @@ mod tests {
                 t("other", &other, &co),
             ],
         );
-        assert_eq!(seen.variants.len(), 2, "the tokenizer without item 14 is left out");
+        assert_eq!(
+            seen.variants.len(),
+            2,
+            "the tokenizer without item 14 is left out"
+        );
         let [n, z] = &seen.variants[..] else {
             unreachable!()
         };
         assert_eq!(n.sid, "<a_1><b_2><c_3><d_4>");
-        assert_eq!((n.group_size, n.group.clone()), (2, vec!["14".into(), "1943".into()]));
+        assert_eq!(
+            (n.group_size, n.group.clone()),
+            (2, vec!["14".into(), "1943".into()])
+        );
         assert_eq!((z.group_size, z.group.clone()), (1, vec!["14".to_string()]));
         assert_eq!(
             last_code(&n.codes, &z.codes),

@@ -13,6 +13,7 @@ pub mod item_view;
 pub mod kernels;
 pub mod load;
 pub mod metrics;
+pub mod neighbours;
 pub mod progress;
 pub mod projection;
 pub mod random;

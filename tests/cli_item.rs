@@ -11,14 +11,25 @@ fn demo() -> String {
 #[test]
 fn json_follows_the_item_through_every_variant() {
     let out = sidlens(&["item", &demo(), "967", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["item"], "967");
     let variants = v["variants"].as_array().unwrap();
-    let names: Vec<&str> = variants.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = variants
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         names,
-        ["rkmeans_v32_native", "rkmeans_v64_native", "rkmeans_v64_zcr"]
+        [
+            "rkmeans_v32_native",
+            "rkmeans_v64_native",
+            "rkmeans_v64_zcr"
+        ]
     );
     for x in variants {
         let keys: Vec<&str> = x.as_object().unwrap().keys().map(String::as_str).collect();
@@ -41,7 +52,10 @@ fn table_names_the_item_and_the_move() {
     let out = sidlens(&["item", &demo(), "967"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("item 967 · Voxelcraft Standard 3D Printer"), "{text}");
+    assert!(
+        text.starts_with("item 967 · Voxelcraft Standard 3D Printer"),
+        "{text}"
+    );
     assert!(text.contains("moved <d_28>→<d_37>"), "{text}");
 }
 
@@ -50,7 +64,10 @@ fn unknown_item_is_an_error_naming_the_folder() {
     let out = sidlens(&["item", &demo(), "no-such-item"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("item \"no-such-item\" is in none of the 3 indexes"), "{err}");
+    assert!(
+        err.contains("item \"no-such-item\" is in none of the 3 indexes"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -58,5 +75,9 @@ fn no_watch_is_accepted_without_a_subcommand() {
     // Not in a terminal, `sidlens` prints the help instead of opening the TUI; the flag must
     // parse all the same (the demo screen suggests it).
     let out = sidlens(&["--no-watch"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -478,13 +478,21 @@ fn r_reloads_the_beams_of_the_shown_tokenizer() {
 fn bracket_in_detail_follows_the_selected_item() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.member_id(), Some("4"), "alpha's group of 3 holds items 4, 5, 6");
+    assert_eq!(
+        app.member_id(),
+        Some("4"),
+        "alpha's group of 3 holds items 4, 5, 6"
+    );
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('>'));
     assert_eq!(app.member_id(), Some("5"));
     press(&mut app, KeyCode::Char(']'));
     assert_eq!(app.tokenizer().unwrap().name(), "beta");
-    assert_eq!(app.member_id(), Some("5"), "item 5 is in beta's group of items 4 and 5");
+    assert_eq!(
+        app.member_id(),
+        Some("5"),
+        "item 5 is in beta's group of items 4 and 5"
+    );
     assert_eq!(selected_size(&app), 2);
     press(&mut app, KeyCode::Char('['));
     assert_eq!(app.tokenizer().unwrap().name(), "alpha");
@@ -523,11 +531,19 @@ fn item_view_opens_moves_between_groupmates_and_tokenizers() {
     assert_eq!(app.item.as_deref(), Some("1"));
     press(&mut app, KeyCode::Char(']'));
     assert_eq!(app.tokenizer().unwrap().name(), "beta");
-    assert_eq!(app.item.as_deref(), Some("1"), "the item stays while the tokenizer changes");
+    assert_eq!(
+        app.item.as_deref(),
+        Some("1"),
+        "the item stays while the tokenizer changes"
+    );
     press(&mut app, KeyCode::Char('G'));
     let end = app.item_scroll;
     press(&mut app, KeyCode::Char('k'));
-    assert_eq!(app.item_scroll, end.saturating_sub(1), "no dead zone after G");
+    assert_eq!(
+        app.item_scroll,
+        end.saturating_sub(1),
+        "no dead zone after G"
+    );
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.mode, InputMode::Normal);
 }
@@ -539,14 +555,20 @@ fn detail_ends_exactly_where_the_text_does() {
         press(&mut app, KeyCode::Enter);
         press(&mut app, KeyCode::Char('G'));
         let end = app.tokenizer().unwrap().detail_scroll;
-        assert!(end > 0, "{w}x{h}: the fixture's detail is longer than the pane");
+        assert!(
+            end > 0,
+            "{w}x{h}: the fixture's detail is longer than the pane"
+        );
         press(&mut app, KeyCode::Char('j'));
         assert_eq!(app.tokenizer().unwrap().detail_scroll, end, "{w}x{h}");
         press(&mut app, KeyCode::Char('k'));
         assert_eq!(app.tokenizer().unwrap().detail_scroll, end - 1, "{w}x{h}");
         press(&mut app, KeyCode::Char('G'));
         press(&mut app, KeyCode::PageUp);
-        assert!(app.tokenizer().unwrap().detail_scroll < end, "{w}x{h}: PgUp at once");
+        assert!(
+            app.tokenizer().unwrap().detail_scroll < end,
+            "{w}x{h}: PgUp at once"
+        );
     }
 }
 
@@ -576,7 +598,11 @@ fn metrics_sort_by_any_column_and_keep_the_selection() {
     press(&mut app, KeyCode::Char('S'));
     assert_eq!(app.metrics_order(), vec![1, 0], "beta before alpha, Z→A");
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.tokenizer().unwrap().name(), "alpha", "down follows the shown order");
+    assert_eq!(
+        app.tokenizer().unwrap().name(),
+        "alpha",
+        "down follows the shown order"
+    );
     let text = screen(&app);
     assert!(text.contains("tokenizer▼"), "{text}");
 }

@@ -136,7 +136,10 @@ mod tests {
         let t = ItemTexts::load(&p).unwrap();
         assert_eq!(t.title("1"), Some("Mini 3D Printer"));
         assert_eq!(t.get("1").unwrap().categories.as_deref(), Some("Tools, 3D"));
-        assert_eq!(t.get("1").unwrap().other, vec![("city".into(), "Ulm".into())]);
+        assert_eq!(
+            t.get("1").unwrap().other,
+            vec![("city".into(), "Ulm".into())]
+        );
         assert_eq!(t.get("2"), Some(&ItemInfo::default()));
         assert_eq!(t.title("3"), None);
     }

@@ -9,8 +9,8 @@ use crate::sid;
 /// What `variant` did to the item's last code against its `*_native` sibling in `view`
 /// (`kept <d_206>`, `moved <d_206>→<d_111>`); empty when it has no sibling there.
 pub fn last_code_text(view: &ItemAcross, variant: &ItemVariant) -> String {
-    let Some(native) = native_of(&variant.name)
-        .and_then(|name| view.variants.iter().find(|v| v.name == name))
+    let Some(native) =
+        native_of(&variant.name).and_then(|name| view.variants.iter().find(|v| v.name == name))
     else {
         return String::new();
     };

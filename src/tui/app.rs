@@ -21,7 +21,7 @@ use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
 use super::sources::{Sources, TokenizerSource};
 use super::theme::Theme;
-use super::ui::{detail, help, item};
+use super::ui::{detail, help, item, scatter};
 
 /// K values `+` and `-` step through.
 pub const K_STEPS: [usize; 4] = [1, 5, 10, 20];
@@ -197,7 +197,61 @@ pub struct ScatterView {
     pub tokenizer: usize,
     /// Per projected point, its collision group (`None`: the item's SID is its own).
     pub groups: Vec<Option<u32>>,
+    /// Per projected point, the item's position in the tokenizer's index.
+    pub positions: Vec<Option<usize>>,
 }
+
+/// What colours the scatter's points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColourBy {
+    /// The largest collision groups.
+    Collision,
+    /// The most frequent first-level codes.
+    FirstCode,
+    /// The largest prefix groups (first L−1 codes).
+    Prefix,
+}
+
+impl ColourBy {
+    /// The mode's name in the legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            ColourBy::Collision => "collision group",
+            ColourBy::FirstCode => "first-level code",
+            ColourBy::Prefix => "prefix group",
+        }
+    }
+
+    fn next(self) -> ColourBy {
+        match self {
+            ColourBy::Collision => ColourBy::FirstCode,
+            ColourBy::FirstCode => ColourBy::Prefix,
+            ColourBy::Prefix => ColourBy::Collision,
+        }
+    }
+}
+
+/// The scatter's camera, picked point and the picked item's nearest neighbours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterCamera {
+    /// 1 shows every point; each zoom step doubles it.
+    pub zoom: f64,
+    /// The centre of the view in projection coordinates (`None`: the centre of all points).
+    pub centre: Option<[f64; 2]>,
+    /// What colours the points.
+    pub colour_by: ColourBy,
+    /// A point picked with the mouse (index into the projection's points); without one, the
+    /// selected item of the selected group is the picked point.
+    pub pick: Option<usize>,
+    /// The tokenizer and item position whose neighbours are listed, and them: (index
+    /// position, distance).
+    pub neighbours: Option<(usize, usize, Vec<(usize, f64)>)>,
+}
+
+/// Neighbours listed for the picked point.
+pub const NEIGHBOURS: usize = 5;
+/// The deepest zoom.
+const MAX_ZOOM: f64 = 256.0;
 
 impl Tokenizer {
     /// The tokenizer's name.
@@ -260,6 +314,8 @@ pub struct App {
     pub projection: Slot<Arc<Projected>>,
     /// The projection's points grouped by the tokenizer shown.
     pub scatter: Option<ScatterView>,
+    /// How the scatter is looked at.
+    pub camera: ScatterCamera,
     generations: HashMap<Topic, u64>,
 }
 
@@ -331,6 +387,13 @@ impl App {
             embeddings: sources.embeddings.clone(),
             projection,
             scatter: None,
+            camera: ScatterCamera {
+                zoom: 1.0,
+                centre: None,
+                colour_by: ColourBy::Collision,
+                pick: None,
+                neighbours: None,
+            },
             generations: HashMap::new(),
         };
         (app, vec![Command::Start(Request::Load(sources.clone()), 0)])
@@ -425,7 +488,11 @@ impl App {
         };
         let mut order: Vec<usize> = crate::report::compare::order_by(c, column, descending)
             .into_iter()
-            .filter_map(|r| self.tokenizers.iter().position(|t| t.name() == c.rows[r].name))
+            .filter_map(|r| {
+                self.tokenizers
+                    .iter()
+                    .position(|t| t.name() == c.rows[r].name)
+            })
             .collect();
         let rest: Vec<usize> = all.into_iter().filter(|i| !order.contains(i)).collect();
         order.extend(rest);
@@ -456,6 +523,18 @@ impl App {
             Action::PrevMember => self.step_member(-1),
             Action::NextMember => self.step_member(1),
             Action::JumpToZcr => self.jump_to_zcr(),
+            Action::ZoomIn => self.zoom(2.0, None),
+            Action::ZoomOut => self.zoom(0.5, None),
+            Action::Pan { dx, dy } => self.pan(f64::from(dx), f64::from(dy)),
+            Action::ResetView => {
+                self.camera.zoom = 1.0;
+                self.camera.centre = None;
+            }
+            Action::CycleColour => {
+                self.camera.colour_by = self.camera.colour_by.next();
+                let text = format!("scatter coloured by {}", self.camera.colour_by.label());
+                self.say(Level::Info, text);
+            }
             Action::SortMetrics => self.sort_metrics(false),
             Action::ReverseMetrics => self.sort_metrics(true),
             Action::Up => self.step(-1),
@@ -501,7 +580,132 @@ impl App {
             Action::ScrollUp { column, row } => self.wheel(column, row, -1),
             Action::ScrollDown { column, row } => self.wheel(column, row, 1),
         }
+        self.refresh_neighbours();
         Vec::new()
+    }
+
+    /// The picked point of the scatter: the one clicked, else the selected item's.
+    pub fn picked_point(&self) -> Option<usize> {
+        if self.camera.pick.is_some() {
+            return self.camera.pick;
+        }
+        let id = self.member_id()?;
+        let data = self.data()?;
+        let position = data.index.ids().position(id)?;
+        let view = self.scatter.as_ref()?;
+        view.positions.iter().position(|&p| p == Some(position))
+    }
+
+    /// The index position of the picked item (clicked, else the selected item), even when the
+    /// sample left it out of the scatter.
+    pub fn picked_position(&self) -> Option<usize> {
+        if let (Some(i), Some(view)) = (self.camera.pick, &self.scatter) {
+            return view.positions.get(i).copied().flatten();
+        }
+        let id = self.member_id()?;
+        self.data()?.index.ids().position(id)
+    }
+
+    /// Recomputes the picked item's nearest neighbours when the scatter shows and the pick
+    /// changed (exact search over every item: milliseconds for tens of thousands).
+    fn refresh_neighbours(&mut self) {
+        if !self.layout().shows(Pane::Scatter) {
+            return;
+        }
+        let Some(position) = self.picked_position() else {
+            self.camera.neighbours = None;
+            return;
+        };
+        let shown = self.selected;
+        if self
+            .camera
+            .neighbours
+            .as_ref()
+            .is_some_and(|(t, p, _)| (*t, *p) == (shown, position))
+        {
+            return;
+        }
+        let (Some(data), Some(projected)) = (self.data(), self.projection.ready()) else {
+            return;
+        };
+        let near =
+            crate::neighbours::nearest(&data.index, &projected.embeddings, position, NEIGHBOURS);
+        self.camera.neighbours = Some((shown, position, near));
+    }
+
+    /// Multiplies the zoom by `factor` around `at` (projection coordinates), else around the
+    /// picked point, else the view's centre.
+    fn zoom(&mut self, factor: f64, at: Option<[f64; 2]>) {
+        let zoom = (self.camera.zoom * factor).clamp(1.0, MAX_ZOOM);
+        let picked = self
+            .picked_point()
+            .and_then(|i| self.projection.ready()?.projection.points.get(i).copied());
+        if let Some(c) = at.or(if factor > 1.0 { picked } else { None }) {
+            self.camera.centre = Some(c);
+        }
+        self.camera.zoom = zoom;
+        if zoom == 1.0 {
+            self.camera.centre = None;
+        }
+    }
+
+    /// Moves the view by a quarter of its extent.
+    fn pan(&mut self, dx: f64, dy: f64) {
+        let Some(projected) = self.projection.ready() else {
+            return;
+        };
+        let (x, y) = scatter::view_bounds(self, projected);
+        let centre = [
+            (x[0] + x[1]) / 2.0 + dx * (x[1] - x[0]) / 4.0,
+            (y[0] + y[1]) / 2.0 + dy * (y[1] - y[0]) / 4.0,
+        ];
+        self.camera.centre = Some(centre);
+    }
+
+    /// A click on the scatter's plot: picks the nearest point and, when it is in a listed
+    /// collision group, selects that group and item.
+    fn pick_at(&mut self, column: u16, row: u16) {
+        let Some(point) = scatter::point_at(self, column, row) else {
+            return;
+        };
+        self.camera.pick = Some(point);
+        let Some(position) = self
+            .scatter
+            .as_ref()
+            .and_then(|v| v.positions.get(point).copied().flatten())
+        else {
+            return;
+        };
+        let Some(data) = self.data().cloned() else {
+            return;
+        };
+        let id = data.index.id(position).to_string();
+        let group = data.collisions.group_of(position);
+        let listed = data.row_of(group).and_then(|r| {
+            let t = &self.tokenizers[self.selected];
+            t.view.order.iter().position(|&x| x == r).map(|p| (r, p))
+        });
+        match listed {
+            Some((r, p)) => {
+                self.set_cursor(p);
+                let member = data.rows[r].items.iter().position(|i| i.id == id);
+                self.tokenizers[self.selected].member = member.unwrap_or(0);
+                self.camera.pick = None;
+                self.say(Level::Info, format!("picked item {id} (group #{})", r + 1));
+            }
+            None => self.say(
+                Level::Info,
+                format!(
+                    "picked item {id}: SID {} {}",
+                    data.index.sid_string(position),
+                    if data.collisions.size(group) < 2 {
+                        "to itself"
+                    } else {
+                        "(its group is below the minimum size)"
+                    }
+                ),
+            ),
+        }
     }
 
     /// Takes in a message from a background job; messages of superseded requests are dropped.
@@ -729,18 +933,22 @@ impl App {
         }
         let projection = &projected.projection;
         let items = ItemRows::new(&data.index, &data.collisions, projection.total_rows, 0);
-        let groups = projection
+        let positions: Vec<Option<usize>> = projection
             .rows
             .iter()
-            .map(|&row| {
-                let position = items.as_ref().ok()?.position(row)?;
-                let group = data.collisions.group_of(position);
+            .map(|&row| items.as_ref().ok()?.position(row))
+            .collect();
+        let groups = positions
+            .iter()
+            .map(|&position| {
+                let group = data.collisions.group_of(position?);
                 (data.collisions.size(group) > 1).then_some(group)
             })
             .collect();
         self.scatter = Some(ScatterView {
             tokenizer: self.selected,
             groups,
+            positions,
         });
     }
 
@@ -812,6 +1020,7 @@ impl App {
             t.view.cursor = cursor;
             t.detail_scroll = 0;
             t.member = 0;
+            self.camera.pick = None;
         }
         self.scroll_into_view();
     }
@@ -868,7 +1077,11 @@ impl App {
         let size = data.collisions.size(group);
         let listed = data.row_of(group).and_then(|row| {
             let t = &self.tokenizers[self.selected];
-            t.view.order.iter().position(|&r| r == row).map(|p| (row, p))
+            t.view
+                .order
+                .iter()
+                .position(|&r| r == row)
+                .map(|p| (row, p))
         });
         match listed {
             Some((row, position)) => {
@@ -920,10 +1133,16 @@ impl App {
                 crate::report::groups::items_in_id_order(&data.index, &data.collisions, group);
             if members.len() < 2 {
                 let name = self.tokenizers[self.selected].name().to_string();
-                self.say(Level::Info, format!("in {name} item {id} has its SID to itself"));
+                self.say(
+                    Level::Info,
+                    format!("in {name} item {id} has its SID to itself"),
+                );
                 return;
             }
-            let at = members.iter().position(|&p| p as usize == position).unwrap_or(0);
+            let at = members
+                .iter()
+                .position(|&p| p as usize == position)
+                .unwrap_or(0);
             let next = offset_by(at, delta, members.len() - 1);
             self.item = Some(data.index.id(members[next] as usize).to_string());
             self.item_scroll = 0;
@@ -941,7 +1160,10 @@ impl App {
     /// Scrolls the detail pane to what the `*_zcr` sibling of the tokenizer shown did to the
     /// selected group.
     fn jump_to_zcr(&mut self) {
-        let name = self.tokenizer().map(|t| t.name().to_string()).unwrap_or_default();
+        let name = self
+            .tokenizer()
+            .map(|t| t.name().to_string())
+            .unwrap_or_default();
         let Some(zcr) = crate::item_view::zcr_of(&name) else {
             self.say(
                 Level::Info,
@@ -1362,6 +1584,13 @@ impl App {
         match self.layout().hit(column, row) {
             Some(Hit::Tokenizer(i)) => self.select_tokenizer(i),
             Some(Hit::PaneTab(pane)) => self.set_focus(pane),
+            Some(Hit::Pane {
+                pane: Pane::Scatter,
+                row: Some(_),
+            }) => {
+                self.set_focus(Pane::Scatter);
+                self.pick_at(column, row);
+            }
             Some(Hit::Pane { pane, row }) => {
                 self.set_focus(pane);
                 match (pane, row) {
@@ -1384,6 +1613,15 @@ impl App {
         let delta = direction * WHEEL_LINES as isize;
         if matches!(self.mode, InputMode::Help | InputMode::Item) {
             self.step(delta);
+            return;
+        }
+        if let Some(Hit::Pane {
+            pane: Pane::Scatter,
+            ..
+        }) = self.layout().hit(column, row)
+        {
+            let at = scatter::coordinates_at(self, column, row);
+            self.zoom(if direction < 0 { 2.0 } else { 0.5 }, at);
             return;
         }
         if let Some(Hit::Pane { pane, .. }) = self.layout().hit(column, row) {

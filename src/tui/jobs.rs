@@ -320,6 +320,7 @@ fn project(
         projection,
         cache,
         must_include: items.highlighted().len(),
+        embeddings: Arc::new(embeddings),
     })
 }
 

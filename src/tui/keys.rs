@@ -28,8 +28,10 @@ pub enum Key {
     Char(char),
     /// A character with Ctrl held.
     Ctrl(char),
-    /// A named key (arrows, Enter, Tab, …).
+    /// A named key (arrows, Enter, Tab, …); an arrow with Shift held is [`Key::Shift`].
     Code(KeyCode),
+    /// An arrow key with Shift held.
+    Shift(KeyCode),
     /// Any of the digits 1–9; the action gets the digit's index.
     Digit,
     /// Any printable character (text input).
@@ -74,6 +76,9 @@ const ALL: &[Pane] = &Pane::ALL;
 const NONE: &[Pane] = &[];
 const GROUPISH: &[Pane] = &[Pane::Groups, Pane::Detail, Pane::Scatter];
 const OPENABLE: &[Pane] = &[Pane::Groups, Pane::Metrics, Pane::Scatter];
+const NOT_SCATTER: &[Pane] = &[Pane::Groups, Pane::Detail, Pane::Metrics];
+const LISTED: &[Pane] = &[Pane::Groups, Pane::Detail];
+const SCATTER: &[Pane] = &[Pane::Scatter];
 
 /// Every key the TUI understands.
 pub const BINDINGS: &[Binding] = &[
@@ -236,7 +241,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::JumpToZcr,
         description: "on a *_native tokenizer: what its *_zcr variant did to this group (in Detail)",
         hint: "zcr",
-        scope: Scope::Panes(GROUPISH),
+        scope: Scope::Panes(LISTED),
         footer: &[Pane::Detail],
     },
     Binding {
@@ -254,7 +259,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::KUp,
         description: "next larger K (1, 5, 10, 20)",
         hint: "K up",
-        scope: Scope::Global,
+        scope: Scope::Panes(NOT_SCATTER),
         footer: &[Pane::Metrics],
     },
     Binding {
@@ -263,7 +268,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::KDown,
         description: "next smaller K",
         hint: "K down",
-        scope: Scope::Global,
+        scope: Scope::Panes(NOT_SCATTER),
         footer: &[Pane::Metrics],
     },
     Binding {
@@ -274,6 +279,56 @@ pub const BINDINGS: &[Binding] = &[
         hint: "type K",
         scope: Scope::Global,
         footer: &[Pane::Metrics],
+    },
+    Binding {
+        keys: &[Key::Char('+'), Key::Char('=')],
+        label: "+/=",
+        action: Action::ZoomIn,
+        description: "scatter: zoom in around the picked point",
+        hint: "zoom",
+        scope: Scope::Panes(SCATTER),
+        footer: SCATTER,
+    },
+    Binding {
+        keys: &[Key::Char('-')],
+        label: "-",
+        action: Action::ZoomOut,
+        description: "scatter: zoom out",
+        hint: "out",
+        scope: Scope::Panes(SCATTER),
+        footer: SCATTER,
+    },
+    Binding {
+        keys: &[
+            Key::Shift(KeyCode::Left),
+            Key::Shift(KeyCode::Right),
+            Key::Shift(KeyCode::Up),
+            Key::Shift(KeyCode::Down),
+        ],
+        label: "S-arrows",
+        action: Action::Pan { dx: 0, dy: 0 },
+        description: "scatter: pan the view",
+        hint: "pan",
+        scope: Scope::Panes(SCATTER),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('0')],
+        label: "0",
+        action: Action::ResetView,
+        description: "scatter: show every point again",
+        hint: "all",
+        scope: Scope::Panes(SCATTER),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('c')],
+        label: "c",
+        action: Action::CycleColour,
+        description: "scatter: colour by collision group, first-level code or prefix group",
+        hint: "colour",
+        scope: Scope::Panes(SCATTER),
+        footer: SCATTER,
     },
     Binding {
         keys: &[Key::Char('r')],
@@ -617,9 +672,12 @@ pub const BINDINGS: &[Binding] = &[
 pub const MOUSE_HELP: &[(&str, &str)] = &[
     (
         "click",
-        "select a row, focus a pane, pick a tab or a tokenizer",
+        "select a row, focus a pane, pick a tab or a tokenizer; in the scatter, pick the nearest point",
     ),
-    ("wheel", "scroll the pane under the pointer"),
+    (
+        "wheel",
+        "scroll the pane under the pointer; over the scatter, zoom in or out",
+    ),
 ];
 
 impl Binding {
@@ -637,7 +695,20 @@ impl Binding {
     fn action_for(&self, key: &KeyEvent) -> Option<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        let arrow = matches!(
+            key.code,
+            KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down
+        );
         self.keys.iter().find_map(|k| match (*k, key.code) {
+            (Key::Shift(code), got) if shift && code == got => Some(match (self.action, got) {
+                (Action::Pan { .. }, KeyCode::Left) => Action::Pan { dx: -1, dy: 0 },
+                (Action::Pan { .. }, KeyCode::Right) => Action::Pan { dx: 1, dy: 0 },
+                (Action::Pan { .. }, KeyCode::Up) => Action::Pan { dx: 0, dy: 1 },
+                (Action::Pan { .. }, KeyCode::Down) => Action::Pan { dx: 0, dy: -1 },
+                (action, _) => action,
+            }),
+            (Key::Code(_), _) if shift && arrow => None,
             (Key::Char(c), KeyCode::Char(got)) if !ctrl && !alt && got == c => Some(self.action),
             (Key::Ctrl(c), KeyCode::Char(got)) if ctrl && got.eq_ignore_ascii_case(&c) => {
                 Some(self.action)
@@ -750,10 +821,15 @@ mod tests {
                     Key::Char(c) => press(KeyCode::Char(c)),
                     Key::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
                     Key::Code(c) => press(c),
+                    Key::Shift(c) => KeyEvent::new(c, KeyModifiers::SHIFT),
                     Key::Digit => press(KeyCode::Char('3')),
                     Key::AnyChar => press(KeyCode::Char('x')),
                 };
                 let expected = match *k {
+                    Key::Shift(KeyCode::Left) => Action::Pan { dx: -1, dy: 0 },
+                    Key::Shift(KeyCode::Right) => Action::Pan { dx: 1, dy: 0 },
+                    Key::Shift(KeyCode::Up) => Action::Pan { dx: 0, dy: 1 },
+                    Key::Shift(KeyCode::Down) => Action::Pan { dx: 0, dy: -1 },
                     Key::Digit => Action::SelectTokenizer(2),
                     Key::AnyChar => Action::Input('x'),
                     _ => b.action,
@@ -829,6 +905,10 @@ mod tests {
         assert_eq!(groups.last(), Some(&("q", "quit")));
         let metrics = footer(InputMode::Normal, Pane::Metrics);
         assert!(metrics.contains(&("+/=", "K up")));
-        assert!(!metrics.contains(&("s", "sort")));
+        assert!(
+            metrics.contains(&("s", "sort")),
+            "s sorts the metrics there"
+        );
+        assert!(!metrics.contains(&("m", "min size")));
     }
 }

@@ -19,7 +19,10 @@ use crate::item_view::{self, Tokenized};
 use super::super::app::{App, Slot};
 use super::super::data::{PrefixEntry, TokenizerData, prefix_key};
 use super::super::layout::{self, Pane};
-use super::{fit_middle, message, pad, pane_block, progress_text, slot_lines, table, thousands, wrap};
+use super::{
+    cut_apart, fit_middle, message, pad, pane_block, progress_text, slot_lines, table, thousands,
+    wrap,
+};
 
 /// Draws the detail of the selected group.
 pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
@@ -63,7 +66,12 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     }
     frame.render_widget(pane_block(app, Pane::Detail, title), rect);
     let body = Rect::new(inner.x, inner.y, inner.width, view.height as u16);
-    let shown: Vec<Line> = view.body.into_iter().skip(scroll).take(view.height).collect();
+    let shown: Vec<Line> = view
+        .body
+        .into_iter()
+        .skip(scroll)
+        .take(view.height)
+        .collect();
     frame.render_widget(Paragraph::new(shown), body);
     if !view.pinned.is_empty() {
         let pinned = Rect::new(
@@ -240,7 +248,13 @@ fn member_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
             *same.entry(k).or_default() += 1;
         }
     }
-    let id_width = row.items.iter().map(|i| i.id.len()).max().unwrap_or(2).max(2);
+    let id_width = row
+        .items
+        .iter()
+        .map(|i| i.id.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
     let rest = width.saturating_sub(id_width + 3);
     let (title_w, brand_w) = if rest >= 60 {
         (rest * 5 / 10, rest * 2 / 10)
@@ -249,17 +263,31 @@ fn member_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
     };
     let cat_w = rest.saturating_sub(title_w + brand_w + 2);
     let mut header = vec![
-        Span::styled("  ".to_string() + &pad("id", id_width) + " ", theme.header()),
+        Span::styled(
+            "  ".to_string() + &pad("id", id_width) + " ",
+            theme.header(),
+        ),
         Span::styled(pad("title", title_w), theme.header()),
     ];
     if brand_w > 0 {
-        header.push(Span::styled(" ".to_string() + &pad("brand", brand_w), theme.header()));
-        header.push(Span::styled(" ".to_string() + &pad("categories", cat_w), theme.header()));
+        header.push(Span::styled(
+            " ".to_string() + &pad("brand", brand_w),
+            theme.header(),
+        ));
+        header.push(Span::styled(
+            " ".to_string() + &pad("categories", cat_w),
+            theme.header(),
+        ));
     }
     let mut out = vec![Line::from(header)];
+    let titles: Vec<&str> = row
+        .items
+        .iter()
+        .map(|i| i.title.as_deref().unwrap_or("—"))
+        .collect();
+    let titles = cut_apart(&titles, title_w);
     for (n, item) in row.items.iter().enumerate() {
         let info = texts.and_then(|t| t.get(&item.id));
-        let title = item.title.clone().unwrap_or_else(|| "—".into());
         let twin = key(&item.title).is_some_and(|k| same[&k] > 1);
         let marker = match (n == member, twin) {
             (true, true) => "›=",
@@ -269,13 +297,19 @@ fn member_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
         };
         let mut spans = vec![
             Span::raw(format!("{marker}{} ", pad(&item.id, id_width))),
-            Span::raw(pad(&fit_middle(&title, title_w), title_w)),
+            Span::raw(pad(&titles[n], title_w)),
         ];
         if brand_w > 0 {
             let brand = info.and_then(|i| i.brand.clone()).unwrap_or_default();
             let cats = info.and_then(|i| i.categories.clone()).unwrap_or_default();
-            spans.push(Span::styled(" ".to_string() + &pad(&brand, brand_w), theme.dim()));
-            spans.push(Span::styled(" ".to_string() + &pad(&cats, cat_w), theme.dim()));
+            spans.push(Span::styled(
+                " ".to_string() + &pad(&brand, brand_w),
+                theme.dim(),
+            ));
+            spans.push(Span::styled(
+                " ".to_string() + &pad(&cats, cat_w),
+                theme.dim(),
+            ));
         }
         let line = Line::from(spans);
         out.push(if n == member && app.focus == Pane::Detail {
@@ -290,7 +324,11 @@ fn member_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
         let shown = row
             .items
             .iter()
-            .find_map(|i| i.title.clone().filter(|t| &t.trim().to_lowercase() == title))
+            .find_map(|i| {
+                i.title
+                    .clone()
+                    .filter(|t| &t.trim().to_lowercase() == title)
+            })
             .unwrap_or_default();
         out.push(Line::styled(
             format!(
@@ -325,7 +363,10 @@ fn zcr_lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> V
         theme.header(),
     )];
     let Some(zdata) = zcr.data.ready() else {
-        out.push(Line::styled(format!("{zcr_name} is not loaded yet"), theme.dim()));
+        out.push(Line::styled(
+            format!("{zcr_name} is not loaded yet"),
+            theme.dim(),
+        ));
         return out;
     };
     let tokenizers = [
@@ -350,7 +391,12 @@ fn zcr_lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> V
     for item in &row.items {
         let seen = item_view::across(&item.id, &tokenizers);
         let Some(there) = seen.variants.iter().find(|v| v.name == zcr_name) else {
-            table.push(vec![item.id.clone(), "not in it".into(), String::new(), String::new()]);
+            table.push(vec![
+                item.id.clone(),
+                "not in it".into(),
+                String::new(),
+                String::new(),
+            ]);
             continue;
         };
         let change = report::item::last_code_text(&seen, there);
@@ -373,10 +419,18 @@ fn zcr_lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> V
     }
     let headers = table.headers.clone();
     match table::widths(&table, &headers, width) {
-        Some(w) => out.extend(table::lines(&table, &headers, &w, width, theme.header(), |_| {
-            theme.text()
-        })),
-        None => out.push(Line::styled("(the pane is too narrow for the table)", theme.dim())),
+        Some(w) => out.extend(table::lines(
+            &table,
+            &headers,
+            &w,
+            width,
+            theme.header(),
+            |_| theme.text(),
+        )),
+        None => out.push(Line::styled(
+            "(the pane is too narrow for the table)",
+            theme.dim(),
+        )),
     }
     out.push(Line::styled(
         format!("{kept} kept their last code, {moved} moved"),

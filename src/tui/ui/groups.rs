@@ -14,7 +14,7 @@ use super::super::app::{App, Slot, visible_offset};
 use super::super::data::prefix_key;
 use super::super::layout::{self, Pane};
 use super::detail::codes_text;
-use super::{fit_middle, message, pad, pad_left, pane_block, slot_lines, thousands};
+use super::{cut_apart, fit, message, pad, pad_left, pane_block, slot_lines, thousands};
 
 /// A column of the list.
 struct Column {
@@ -139,16 +139,26 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
             .collect::<Vec<_>>(),
     ));
     let matches: &[usize] = app.search.as_ref().map_or(&[], |s| &s.matches);
+    let firsts: Vec<String> = visible
+        .iter()
+        .map(|row| {
+            row.items
+                .first()
+                .map(|item| match &item.title {
+                    Some(t) => t.clone(),
+                    None => format!("item {}", item.id),
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let first_width = columns.last().map_or(0, |c| c.width);
+    let firsts = cut_apart(
+        &firsts.iter().map(String::as_str).collect::<Vec<_>>(),
+        first_width,
+    );
     for (i, row) in visible.iter().enumerate() {
         let position = offset + i;
-        let first = row
-            .items
-            .first()
-            .map(|item| match &item.title {
-                Some(t) => t.clone(),
-                None => format!("item {}", item.id),
-            })
-            .unwrap_or_default();
+        let first = firsts[i].clone();
         let mut cells = vec![row.rank.to_string(), row.size.to_string(), sid_text(row)];
         cells.extend(extra_cells[i].iter().cloned());
         cells.push(first);
@@ -257,6 +267,6 @@ fn cell(column: &Column, value: &str) -> String {
     if column.right {
         pad_left(value, column.width)
     } else {
-        pad(&fit_middle(value, column.width), column.width)
+        pad(&fit(value, column.width), column.width)
     }
 }

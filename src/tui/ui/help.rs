@@ -33,7 +33,10 @@ pub const LEGEND: &[(&str, &str)] = &[
         "⇅",
         "Metrics: a rank flip: this tokenizer's order against another by Hit@K is the reverse of their order by ItemHit@K",
     ),
-    ("›  =", "Detail: the selected item; items with the same title"),
+    (
+        "›  =",
+        "Detail: the selected item; items with the same title",
+    ),
 ];
 
 /// The overlay's rectangle over `area`, and its inside width.

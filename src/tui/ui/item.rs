@@ -120,17 +120,10 @@ fn across_lines(app: &App, id: &str, width: usize) -> Vec<Line<'static>> {
         };
         let change = item_report::last_code_text(&view, v);
         let mut spans = vec![
-            Span::styled(
-                format!("{} ", if shown { "▶" } else { " " }),
-                theme.key(),
-            ),
+            Span::styled(format!("{} ", if shown { "▶" } else { " " }), theme.key()),
             Span::styled(
                 pad(&super::fit_middle(&v.name, name_w), name_w) + "  ",
-                if shown {
-                    theme.header()
-                } else {
-                    theme.text()
-                },
+                if shown { theme.header() } else { theme.text() },
             ),
             Span::raw(format!("{}  ", v.sid)),
             Span::styled(group, theme.text().add_modifier(Modifier::BOLD)),
@@ -144,12 +137,15 @@ fn across_lines(app: &App, id: &str, width: usize) -> Vec<Line<'static>> {
             .iter()
             .filter(|m| m.as_str() != id)
             .map(|m| match texts.and_then(|t| t.title(m)) {
-                Some(title) => format!("{m} {}", super::fit_middle(title, 40)),
+                Some(title) => format!("{m} {title}"),
                 None => m.clone(),
             })
             .collect();
         if !mates.is_empty() {
             let mut text = mates[..mates.len().min(SHOWN_MATES)].join(" · ");
+            if mates.len() == 1 {
+                text = mates[0].clone();
+            }
             if mates.len() > SHOWN_MATES {
                 text.push_str(&format!(" · … {} more", mates.len() - SHOWN_MATES));
             }

@@ -88,7 +88,12 @@ fn total(widths: &[usize]) -> usize {
 /// Whether the tokenizer column (the second) keeps at least 12 columns, so cut names still
 /// read; otherwise dropping the NDCG columns is the better trade.
 fn names_readable(t: &Table, widths: &[usize]) -> bool {
-    let longest = t.rows.iter().map(|r| r[1].chars().count()).max().unwrap_or(0);
+    let longest = t
+        .rows
+        .iter()
+        .map(|r| r[1].chars().count())
+        .max()
+        .unwrap_or(0);
     widths.get(1).is_some_and(|&w| w >= longest.min(12))
 }
 

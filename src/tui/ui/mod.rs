@@ -178,6 +178,25 @@ pub fn fit_middle(s: &str, width: usize) -> String {
     format!("{head}…{}", tail.into_iter().collect::<String>())
 }
 
+/// Texts cut to `width` so that different texts stay different where a cut can do it: from
+/// the right when that keeps them apart (`Voxelcraft Mini 3D…`), else in the middle, keeping
+/// the end where near-identical titles differ (`HATCHBOX PLA…1.75mm, Red`).
+pub fn cut_apart(texts: &[&str], width: usize) -> Vec<String> {
+    let distinct = |cut: &[String]| {
+        let mut seen = std::collections::HashMap::new();
+        texts
+            .iter()
+            .zip(cut)
+            .all(|(t, c)| *seen.entry(c.clone()).or_insert(*t) == *t)
+    };
+    let right: Vec<String> = texts.iter().map(|t| fit(t, width)).collect();
+    if distinct(&right) {
+        return right;
+    }
+    let middle: Vec<String> = texts.iter().map(|t| fit_middle(t, width)).collect();
+    if distinct(&middle) { middle } else { right }
+}
+
 /// `s` cut or padded to exactly `width` columns, left-aligned.
 pub fn pad(s: &str, width: usize) -> String {
     let s = fit(s, width);

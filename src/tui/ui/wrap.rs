@@ -112,7 +112,7 @@ pub fn wrap_all(lines: &[Line<'_>], width: usize) -> Vec<Line<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ratatui::style::{Style, Stylize};
+    use ratatui::style::Style;
 
     fn texts(lines: &[Line<'_>]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
