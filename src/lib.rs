@@ -21,6 +21,7 @@ pub mod reassign;
 pub mod report;
 pub mod sid;
 pub mod stats;
+pub mod usecase;
 pub mod write;
 
 pub use error::{Error, Result};

@@ -81,3 +81,33 @@ fn no_watch_is_accepted_without_a_subcommand() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_papers_case_study_on_beauty() {
+    let Some(reference) = common::reference() else {
+        return;
+    };
+    let dir = reference.join("CollisionGenRec/data/Beauty");
+    let out = sidlens(&["item", dir.to_str().unwrap(), "14", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let find = |name: &str| {
+        v["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let native = find("rkmeans_native");
+    assert_eq!(native["sid"], "<a_127><b_244><c_179><d_206>");
+    assert_eq!(native["group"], serde_json::json!(["14", "1943"]));
+    let zcr = find("rkmeans_zcr");
+    assert_eq!(zcr["codes"], serde_json::json!([127, 244, 179, 111]));
+    assert_eq!(zcr["group_size"], 1);
+}

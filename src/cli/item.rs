@@ -5,11 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 
-use crate::collision::Collisions;
-use crate::item_view::{self, Tokenized};
+use crate::load::ItemTexts;
 use crate::load::dataset::Dataset;
-use crate::load::{ItemTexts, SidIndex};
 use crate::report::{item, text};
+use crate::usecase;
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -34,34 +33,18 @@ pub struct Args {
 /// Runs `sidlens item`.
 pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
     let dataset = Dataset::discover(&args.dir, None)?;
-    let loaded = dataset
-        .variants
-        .iter()
-        .map(|v| {
-            let index = SidIndex::load(&v.index, None)?;
-            let collisions = Collisions::new(&index);
-            Ok((v.name.as_str(), index, collisions))
-        })
-        .collect::<crate::Result<Vec<_>>>()?;
-    let tokenizers: Vec<Tokenized<'_>> = loaded
-        .iter()
-        .map(|(name, index, collisions)| Tokenized {
-            name,
-            index,
-            collisions,
-        })
-        .collect();
-    let view = item_view::across(&args.item, &tokenizers);
+    let tokenizers = dataset.tokenizers();
+    let view = usecase::follow_item(&tokenizers, &args.item)?;
     if view.variants.is_empty() {
         bail!(
             "item \"{}\" is in none of the {} indexes under {}",
             args.item,
-            loaded.len(),
+            tokenizers.len(),
             dataset.root.join("indexes").display()
         );
     }
-    for (name, _, _) in &loaded {
-        if !view.variants.iter().any(|v| v.name == *name) {
+    for name in tokenizers.iter().map(|t| &t.name) {
+        if !view.variants.iter().any(|v| &v.name == name) {
             eprintln!("note: {name} has no item \"{}\"", args.item);
         }
     }

@@ -19,9 +19,10 @@ use super::jobs::{JobEvent, JobMsg, Payload, Request, Topic};
 use super::keys::InputMode;
 use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
-use super::sources::{Sources, TokenizerSource};
+use super::sources::Sources;
 use super::theme::Theme;
 use super::ui::{detail, help, item, scatter};
+use crate::load::TokenizerFiles;
 
 /// K values `+` and `-` step through.
 pub const K_STEPS: [usize; 4] = [1, 5, 10, 20];
@@ -174,7 +175,7 @@ pub struct ListView {
 #[derive(Debug)]
 pub struct Tokenizer {
     /// Where it comes from.
-    pub source: TokenizerSource,
+    pub source: TokenizerFiles,
     /// Its index, groups and rows.
     pub data: Slot<Arc<TokenizerData>>,
     /// Its evaluated beams.
@@ -243,9 +244,19 @@ pub struct ScatterCamera {
     /// A point picked with the mouse (index into the projection's points); without one, the
     /// selected item of the selected group is the picked point.
     pub pick: Option<usize>,
-    /// The tokenizer and item position whose neighbours are listed, and them: (index
-    /// position, distance).
-    pub neighbours: Option<(usize, usize, Vec<(usize, f64)>)>,
+    /// The picked item's nearest neighbours, once computed.
+    pub neighbours: Option<Neighbours>,
+}
+
+/// The nearest neighbours of one item in the embedding space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbours {
+    /// The tokenizer whose index positions these are.
+    pub tokenizer: usize,
+    /// The item's position in that index.
+    pub position: usize,
+    /// Nearest first: (index position, Euclidean distance).
+    pub near: Vec<(usize, f64)>,
 }
 
 /// Neighbours listed for the picked point.
@@ -328,7 +339,7 @@ impl App {
             .map(|source| Tokenizer {
                 source: source.clone(),
                 data: Slot::Loading(None),
-                metrics: Slot::Missing(match source.beams {
+                metrics: Slot::Missing(match source.beams_file() {
                     Some(_) => "waiting for the index".into(),
                     None => format!("no beams: pass --beams {}=FILE", source.name),
                 }),
@@ -621,7 +632,7 @@ impl App {
             .camera
             .neighbours
             .as_ref()
-            .is_some_and(|(t, p, _)| (*t, *p) == (shown, position))
+            .is_some_and(|n| (n.tokenizer, n.position) == (shown, position))
         {
             return;
         }
@@ -630,7 +641,11 @@ impl App {
         };
         let near =
             crate::neighbours::nearest(&data.index, &projected.embeddings, position, NEIGHBOURS);
-        self.camera.neighbours = Some((shown, position, near));
+        self.camera.neighbours = Some(Neighbours {
+            tokenizer: shown,
+            position,
+            near,
+        });
     }
 
     /// Multiplies the zoom by `factor` around `at` (projection coordinates), else around the
@@ -807,7 +822,7 @@ impl App {
         };
         let mut commands = Vec::new();
         let source = self.tokenizers[i].source.clone();
-        if let Some(beams) = source.beams {
+        if let Some(beams) = source.beams_file().map(PathBuf::from) {
             self.tokenizers[i].metrics = Slot::Loading(None);
             let request = Request::Evaluate {
                 tokenizer: i,
@@ -869,7 +884,7 @@ impl App {
             return Vec::new();
         };
         let name = t.name().to_string();
-        let Some(beams) = t.source.beams.clone() else {
+        let Some(beams) = t.source.beams_file().map(PathBuf::from) else {
             self.say(Level::Warn, format!("{name} has no beams file to reload"));
             return Vec::new();
         };

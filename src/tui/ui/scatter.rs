@@ -235,7 +235,8 @@ fn draw_points(app: &App, projected: &Projected, frame: &mut Frame, plot: Rect) 
     let picked = app.picked_point().and_then(|i| points.get(i).copied());
     let view = app.scatter.as_ref();
     let neighbours: Vec<[f64; 2]> = match (&app.camera.neighbours, view) {
-        (Some((_, _, near)), Some(view)) => near
+        (Some(n), Some(view)) => n
+            .near
             .iter()
             .filter_map(|&(p, _)| {
                 let i = view.positions.iter().position(|&x| x == Some(p))?;
@@ -379,9 +380,10 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
     }
     facts.extend(p.notes.iter().filter(|n| !n.contains("sample")).cloned());
     facts.push(match &projected.cache {
-        CacheOutcome::Hit(_) => "from the cache".into(),
-        CacheOutcome::Stored(_) => "computed and cached".into(),
-        CacheOutcome::NotStored(why) => format!("not cached: {why}"),
+        Some(CacheOutcome::Hit(_)) => "from the cache".into(),
+        Some(CacheOutcome::Stored(_)) => "computed and cached".into(),
+        Some(CacheOutcome::NotStored(why)) => format!("not cached: {why}"),
+        None => "cache off".into(),
     });
     out.push(Line::styled(fit(&facts.join(" · "), width), theme.dim()));
     out
@@ -404,12 +406,13 @@ fn picked_lines(app: &App) -> Vec<Line<'static>> {
         format!("✚ item {id}{title} {}", data.index.sid_string(position)),
         theme.text(),
     )];
-    let Some((_, at, near)) = &app.camera.neighbours else {
+    let Some(n) = &app.camera.neighbours else {
         return out;
     };
-    if *at != position {
+    if n.position != position {
         return out;
     }
+    let near = &n.near;
     let own = data.index.key(position);
     let mut spans = vec![Span::styled("∘ nearest: ", theme.dim())];
     for (n, &(p, d)) in near.iter().enumerate() {
