@@ -614,3 +614,43 @@ fn z_jumps_to_the_zcr_variant_or_says_why_not() {
     let text = screen(&app);
     assert!(text.contains("alpha is not a *_native variant"), "{text}");
 }
+
+#[test]
+fn scatter_wheel_zooms_and_a_click_picks_the_nearest_point() {
+    let mut app = loaded(160, 48);
+    let plot = inner(app.layout().pane(Pane::Scatter).unwrap());
+    let (x, y) = (plot.x + plot.width / 2, plot.y + 2);
+    app.update(Action::ScrollUp { column: x, row: y });
+    assert_eq!(app.camera.zoom, 2.0);
+    app.update(Action::ScrollDown { column: x, row: y });
+    assert_eq!(app.camera.zoom, 1.0);
+    assert_eq!(
+        app.camera.centre, None,
+        "fully zoomed out shows every point"
+    );
+    let picked = (plot.y..plot.y + plot.height / 2).any(|row| {
+        (plot.x..plot.right()).any(|column| {
+            app.update(Action::Click { column, row });
+            app.notice
+                .as_ref()
+                .is_some_and(|n| n.text.starts_with("picked item"))
+        })
+    });
+    assert!(picked, "some cell of the plot picks a point");
+    assert_eq!(app.focus, Pane::Scatter);
+    assert!(app.picked_position().is_some());
+    let near = app
+        .camera
+        .neighbours
+        .as_ref()
+        .expect("neighbours of the picked item");
+    assert_eq!(near.near.len(), tui::app::NEIGHBOURS);
+    assert!(
+        near.near.windows(2).all(|w| w[0].1 <= w[1].1),
+        "nearest first"
+    );
+    press_with(&mut app, KeyCode::Right, KeyModifiers::SHIFT);
+    assert!(app.camera.centre.is_some(), "shift-arrows pan");
+    press(&mut app, KeyCode::Char('0'));
+    assert_eq!((app.camera.zoom, app.camera.centre), (1.0, None));
+}
