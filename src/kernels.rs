@@ -3,8 +3,28 @@
 //! ZCR costs must come out bit for bit the same on every run and every machine.
 
 /// `‖a − b‖²` in f64 with eight independent partial sums folded pairwise — what ZCR's costs
-/// use (fast, and the same result every run).
+/// use (fast, and the same result every run). On x86-64 CPUs with AVX2 the same lanes run
+/// four at a time: each lane still does its own subtract, multiply and add in the same
+/// order (no fused multiply-add), so the bits are those of the portable loop.
 pub fn sq_distance_8(a: &[f64], b: &[f64]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { sq_distance_8_avx2(a, b) };
+    }
+    sq_distance_8_portable(a, b)
+}
+
+/// [`sq_distance_8`] compiled for AVX2 (the portable loop, widened by the compiler).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sq_distance_8_avx2(a: &[f64], b: &[f64]) -> f64 {
+    sq_distance_8_portable(a, b)
+}
+
+/// [`sq_distance_8`] for any CPU.
+#[inline(always)]
+fn sq_distance_8_portable(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     let mut acc = [0.0f64; 8];
     let split = a.len() / 8 * 8;
@@ -124,6 +144,28 @@ mod tests {
                 sq_distance_4_strided(&a, &b),
             ] {
                 assert!((got - want).abs() <= 1e-12 * want.max(1.0), "n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_avx2_kernel_gives_the_portable_bits() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for n in [1, 7, 8, 9, 16, 31, 32, 33, 64, 100] {
+            for scale in [1e-300, 1e-8, 1.0, 1e150] {
+                let a: Vec<f64> = (0..n).map(|_| next() * scale).collect();
+                let b: Vec<f64> = (0..n).map(|_| next() * scale).collect();
+                assert_eq!(
+                    sq_distance_8(&a, &b).to_bits(),
+                    sq_distance_8_portable(&a, &b).to_bits(),
+                    "n={n} scale={scale}"
+                );
             }
         }
     }

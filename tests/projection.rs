@@ -101,11 +101,10 @@ fn full_minilm_projection_is_reproducible_and_faithful() {
 fn sidlens(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sidlens"))
         .args(args)
-        // A folder of this test process alone: a shared one (in a shared /tmp) can hold
-        // another run's projection and turn "stored" into "hit".
         .env(
             "XDG_CACHE_HOME",
-            std::env::temp_dir().join(format!("sidlens-test-unused-{}", std::process::id())),
+            // Per process, so that no earlier run's (or a concurrent worktree's) cache answers.
+            std::env::temp_dir().join(format!("sidlens-test-cache-{}", std::process::id())),
         )
         .output()
         .expect("run sidlens");

@@ -5,8 +5,10 @@ pub mod beams;
 pub mod dataset;
 pub mod ids;
 pub mod index;
+mod index_fast_path;
 pub mod interactions;
 pub mod items;
+pub mod paper_results;
 pub mod tokenizer;
 pub mod vectors;
 

@@ -3,7 +3,6 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
@@ -13,24 +12,51 @@ use super::{BeamRecord, record_error};
 use crate::error::{Error, Place, Result};
 use crate::progress::Progress;
 
-/// Reads a JSON array of records with a `SeqAccess` visitor, one record at a time.
+/// Where the serial reader starts: at the file's start, or (taking over from the parallel
+/// pipeline) right after the `}` of record `record − 1`, at `line` and `column` of the file.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SerialStart {
+    pub(super) record: usize,
+    pub(super) line: usize,
+    pub(super) column: usize,
+    /// Bytes of the stream that progress has already been told about.
+    pub(super) reported: u64,
+}
+
+impl SerialStart {
+    /// The start of the file.
+    pub(super) const FILE: SerialStart = SerialStart {
+        record: 0,
+        line: 1,
+        column: 1,
+        reported: 0,
+    };
+}
+
+/// Reads a JSON array of records with a `SeqAccess` visitor, one record at a time, from
+/// `input`, which holds the file from `start` on. Taking over mid-array, the parser is fed
+/// `[0` first, which leaves it where it was after record `start.record − 1` (the `0` is
+/// skipped), so every message and position is the one reading the whole file would give.
 pub(super) fn read_array(
     path: &Path,
-    file: File,
+    input: impl Read,
+    start: SerialStart,
     progress: &dyn Progress,
     on_record: &mut dyn FnMut(&BeamRecord) -> Result<()>,
 ) -> Result<usize> {
-    let lines = Cell::new(1);
+    let lines = Cell::new(start.line);
+    let resumed = start.record > 0;
+    let prefix: &[u8] = if resumed { b"[0" } else { b"" };
     let reader = CountingReader {
-        inner: BufReader::with_capacity(1 << 16, file),
+        inner: BufReader::with_capacity(1 << 16, prefix.chain(input)),
         lines: &lines,
-        unreported: 0,
+        unreported: -(start.reported as i64 + prefix.len() as i64),
         progress,
     };
     let mut de = serde_json::Deserializer::from_reader(reader);
     let mut rec = BeamRecord::default();
     let mut failure = None;
-    let mut count = 0;
+    let mut count = start.record;
     let result = ArraySeed {
         path,
         rec: &mut rec,
@@ -39,6 +65,7 @@ pub(super) fn read_array(
         count: &mut count,
         lines: &lines,
         progress,
+        skip_first: resumed,
     }
     .deserialize(&mut de)
     .and_then(|()| de.end());
@@ -52,12 +79,18 @@ pub(super) fn read_array(
         let text = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
         let message = text.strip_suffix(&suffix).unwrap_or(&text);
+        let line = e.line() + start.line - 1;
+        let column = if e.line() == 1 {
+            e.column() + start.column - 1 - prefix.len()
+        } else {
+            e.column()
+        };
         let message = if e.is_eof() {
             format!("unexpected end of file ({message}); is the file truncated?")
         } else {
-            format!("{message} (column {})", e.column())
+            format!("{message} (column {column})")
         };
-        return Err(record_error(path, count, e.line(), message));
+        return Err(record_error(path, count, line, message));
     }
     if count == 0 {
         return Err(Error::data(path, Place::File, "holds no records"));
@@ -69,7 +102,8 @@ pub(super) fn read_array(
 struct CountingReader<'a, R> {
     inner: R,
     lines: &'a Cell<usize>,
-    unreported: u64,
+    /// Negative while re-reading bytes progress was already told about.
+    unreported: i64,
     progress: &'a dyn Progress,
 }
 
@@ -78,9 +112,9 @@ impl<R: Read> Read for CountingReader<'_, R> {
         let n = self.inner.read(buf)?;
         let newlines = buf[..n].iter().filter(|&&b| b == b'\n').count();
         self.lines.set(self.lines.get() + newlines);
-        self.unreported += n as u64;
+        self.unreported += n as i64;
         if self.unreported >= 1 << 20 {
-            self.progress.advance(self.unreported);
+            self.progress.advance(self.unreported as u64);
             self.unreported = 0;
         }
         Ok(n)
@@ -95,6 +129,8 @@ struct ArraySeed<'a, 'f> {
     count: &'a mut usize,
     lines: &'a Cell<usize>,
     progress: &'a dyn Progress,
+    /// Skips the `0` fed before a takeover (see [`read_array`]).
+    skip_first: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for ArraySeed<'_, '_> {
@@ -111,6 +147,9 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.skip_first {
+            seq.next_element::<IgnoredAny>()?;
+        }
         loop {
             let record = *self.count;
             self.rec.clear(record, self.lines.get());

@@ -67,8 +67,26 @@ pub(super) fn parse_with_serde(
 #[derive(Default)]
 pub(super) struct Block {
     pub(super) bytes: Vec<u8>,
-    /// Non-blank lines: (record, 1-based line, start, end) in `bytes`.
+    /// Records: (record, 1-based line, start, end) in `bytes` (non-blank lines of JSON
+    /// Lines, candidate records of a JSON array).
     pub(super) lines: Vec<(usize, usize, usize, usize)>,
+    /// Line and column of `bytes[0]` in the file (JSON array blocks).
+    pub(super) start_line: usize,
+    pub(super) start_column: usize,
+}
+
+impl Block {
+    /// The file's line and column of `bytes[offset]` (JSON array blocks).
+    pub(super) fn line_column(&self, offset: usize) -> (usize, usize) {
+        let before = &self.bytes[..offset];
+        match memchr::memrchr(b'\n', before) {
+            Some(last) => (
+                self.start_line + before.iter().filter(|&&c| c == b'\n').count(),
+                offset - last,
+            ),
+            None => (self.start_line, self.start_column + offset),
+        }
+    }
 }
 
 /// Reads a JSON Lines file block by block, numbering records and lines.

@@ -4,14 +4,18 @@
 //! `grammar` (SID text), `json_lines` (line blocks, parsed in parallel), `fast_path` (the
 //! records generators usually write, without serde), `json_array` (a streaming serde visitor).
 
+mod array_blocks;
 mod fast_path;
 mod grammar;
 mod json_array;
 mod json_lines;
+mod scheme_check;
 
+use array_blocks::{ArrayBlocks, Takeover};
 pub use grammar::parse_sid_key;
-use json_array::read_array;
+use json_array::{SerialStart, read_array};
 use json_lines::{Block, LineBlocks, parse_line};
+use scheme_check::{SchemeCheck, SchemeNote};
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -23,6 +27,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Place, Result};
 use crate::progress::Progress;
 use crate::sid::SidKey;
+use crate::sid_scheme::{self, SidScheme};
 
 /// How a beams file is laid out, told by its first non-space byte (`[` or `{`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +76,10 @@ pub struct BeamRecord {
     ranked_items: Vec<Span>,
     has_ranked_items: bool,
     text: String,
+    /// The token scheme of the record's first readable SID.
+    scheme: Option<SidScheme>,
+    /// A SID of this record written in another scheme than the first, and its text.
+    scheme_conflict: Option<(SidScheme, Span)>,
 }
 
 impl BeamRecord {
@@ -147,6 +156,24 @@ impl BeamRecord {
         self.ranked_items.clear();
         self.has_ranked_items = false;
         self.text.clear();
+        self.scheme = None;
+        self.scheme_conflict = None;
+    }
+
+    /// The token scheme of this record's SIDs (`None` when none was readable).
+    pub fn scheme(&self) -> Option<SidScheme> {
+        self.scheme
+    }
+
+    fn note_scheme(&mut self, scheme: SidScheme, text: &str) {
+        match self.scheme {
+            None => self.scheme = Some(scheme),
+            Some(s) if s != scheme && self.scheme_conflict.is_none() => {
+                let span = self.push_text(text);
+                self.scheme_conflict = Some((scheme, span));
+            }
+            Some(_) => {}
+        }
     }
 
     fn push_text(&mut self, s: &str) -> Span {
@@ -159,8 +186,15 @@ impl BeamRecord {
     }
 
     fn read_sid(&mut self, s: &str) -> BeamSid {
-        match parse_sid_key(s) {
-            Some((key, n_levels)) => BeamSid::Codes { key, n_levels },
+        if let Some((key, n_levels)) = parse_sid_key(s) {
+            self.note_scheme(SidScheme::LETTERS, s);
+            return BeamSid::Codes { key, n_levels };
+        }
+        match sid_scheme::parse_any(s) {
+            Some((scheme, key, n_levels)) => {
+                self.note_scheme(scheme, s);
+                BeamSid::Codes { key, n_levels }
+            }
             None => {
                 let start = self.text.len() as u32;
                 self.text.extend(s.trim().chars().filter(|&c| c != ' '));
@@ -226,11 +260,29 @@ pub fn detect_format(head: &[u8], path: &Path) -> Result<BeamsFormat> {
 pub fn for_each_record(
     path: &Path,
     progress: &dyn Progress,
+    on_record: impl FnMut(&BeamRecord) -> Result<()>,
+) -> Result<usize> {
+    for_each_record_as(path, None, progress, on_record)
+}
+
+/// Like [`for_each_record`], with the SIDs' token scheme given (`None`: the first readable
+/// SID's); a SID written in another scheme is an error naming its record.
+pub fn for_each_record_as(
+    path: &Path,
+    scheme: Option<SidScheme>,
+    progress: &dyn Progress,
     mut on_record: impl FnMut(&BeamRecord) -> Result<()>,
 ) -> Result<usize> {
+    let mut check = SchemeCheck::new(path, scheme);
+    let mut on_record = |rec: &BeamRecord| {
+        check.check(&SchemeCheck::note(rec))?;
+        on_record(rec)
+    };
     let (format, file) = open(path, progress)?;
     match format {
-        BeamsFormat::JsonArray => read_array(path, file, progress, &mut on_record),
+        BeamsFormat::JsonArray => {
+            read_array(path, file, SerialStart::FILE, progress, &mut on_record)
+        }
         BeamsFormat::JsonLines => {
             let mut blocks = LineBlocks::new(path, file);
             let mut block = Block::default();
@@ -247,9 +299,37 @@ pub fn for_each_record(
     }
 }
 
-/// Like [`for_each_record`], but `map` runs on several threads (JSON Lines files are parsed
-/// in parallel blocks) while `consume` still sees the results one by one in file order.
+/// Like [`for_each_record`], but `map` runs on several threads (both formats are parsed in
+/// parallel blocks) while `consume` still sees the results one by one in file order.
 pub fn map_records<T: Send>(
+    path: &Path,
+    progress: &dyn Progress,
+    map: impl Fn(&BeamRecord) -> T + Sync,
+    consume: impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    map_records_as(path, None, progress, map, consume)
+}
+
+/// Like [`map_records`], with the SIDs' token scheme given (`None`: the first readable
+/// SID's); a SID written in another scheme is an error naming its record.
+pub fn map_records_as<T: Send>(
+    path: &Path,
+    scheme: Option<SidScheme>,
+    progress: &dyn Progress,
+    map: impl Fn(&BeamRecord) -> T + Sync,
+    mut consume: impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    let mut check = SchemeCheck::new(path, scheme);
+    let map = with_note(map);
+    let consume = |(note, value): (SchemeNote, T)| {
+        check.check(&note)?;
+        consume(value)
+    };
+    read_records(path, progress, map, consume)
+}
+
+/// The reader of [`map_records_as`], without the scheme check.
+fn read_records<T: Send>(
     path: &Path,
     progress: &dyn Progress,
     map: impl Fn(&BeamRecord) -> T + Sync,
@@ -257,61 +337,176 @@ pub fn map_records<T: Send>(
 ) -> Result<usize> {
     let (format, file) = open(path, progress)?;
     match format {
-        BeamsFormat::JsonArray => read_array(path, file, progress, &mut |rec| consume(map(rec))),
-        BeamsFormat::JsonLines => std::thread::scope(|scope| {
-            // Three stages overlap: a reader thread fills blocks, the thread pool parses and
-            // maps a block, and this thread consumes the previous block's results in order.
-            let (full_tx, full_rx) = mpsc::sync_channel::<Result<Block>>(1);
-            let (empty_tx, empty_rx) = mpsc::channel::<Block>();
-            for _ in 0..2 {
-                let _ = empty_tx.send(Block::default());
+        BeamsFormat::JsonArray => {
+            let source = ArrayBlocks::new(path, file);
+            match pipeline(path, source, progress, &map, &mut consume)? {
+                (blocks, None) => Ok(blocks.count()),
+                (blocks, Some((mut start, mut tail))) => {
+                    // Serial reading takes over where a record could not be proven.
+                    tail.extend_from_slice(&blocks.carry);
+                    start.reported = tail.len() as u64;
+                    let input = std::io::Cursor::new(tail).chain(blocks.file);
+                    read_array(path, input, start, progress, &mut |rec| consume(map(rec)))
+                }
             }
-            let reader = scope.spawn(move || {
-                let mut blocks = LineBlocks::new(path, file);
-                for mut block in empty_rx {
-                    match blocks.next(&mut block, progress) {
-                        Ok(true) => {
-                            if full_tx.send(Ok(block)).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(false) => break,
-                        Err(e) => {
-                            let _ = full_tx.send(Err(e));
+        }
+        BeamsFormat::JsonLines => {
+            let (blocks, _) = pipeline(
+                path,
+                LineBlocks::new(path, file),
+                progress,
+                &map,
+                &mut consume,
+            )?;
+            blocks.finish()
+        }
+    }
+}
+
+/// A reader that cuts a beams file into [`Block`]s of whole records.
+trait Blocks: Send {
+    /// Whether a record that fails to parse hands over to the serial reader (JSON array,
+    /// where record ends are guesses) rather than being an error (JSON Lines).
+    const TAKES_OVER: bool;
+
+    /// Fills `block`; `false` once the file is done.
+    fn next_block(
+        &mut self,
+        block: &mut Block,
+        takeover: &mut Option<Takeover>,
+        progress: &dyn Progress,
+    ) -> Result<bool>;
+}
+
+impl Blocks for LineBlocks<'_> {
+    const TAKES_OVER: bool = false;
+
+    fn next_block(
+        &mut self,
+        block: &mut Block,
+        _: &mut Option<Takeover>,
+        progress: &dyn Progress,
+    ) -> Result<bool> {
+        self.next(block, progress)
+    }
+}
+
+impl Blocks for ArrayBlocks<'_> {
+    const TAKES_OVER: bool = true;
+
+    fn next_block(
+        &mut self,
+        block: &mut Block,
+        takeover: &mut Option<Takeover>,
+        progress: &dyn Progress,
+    ) -> Result<bool> {
+        self.next(block, takeover, progress)
+    }
+}
+
+/// Where the serial reader takes over and the bytes from there that the pipeline holds.
+type Handover = (SerialStart, Vec<u8>);
+
+/// Runs blocks from `source` through `map` in parallel and `consume` in order. Returns the
+/// source (for its counts and what it has not read) and, when a record hands over, where.
+fn pipeline<'p, S: Blocks + 'p, T: Send>(
+    path: &Path,
+    mut source: S,
+    progress: &'p dyn Progress,
+    map: &(impl Fn(&BeamRecord) -> T + Sync),
+    consume: &mut impl FnMut(T) -> Result<()>,
+) -> Result<(S, Option<Handover>)> {
+    std::thread::scope(|scope| {
+        // Three stages overlap: a reader thread fills blocks, the thread pool parses and
+        // maps a block, and this thread consumes the previous block's results in order.
+        let (full_tx, full_rx) = mpsc::sync_channel::<Result<(Block, Option<Takeover>)>>(1);
+        let (empty_tx, empty_rx) = mpsc::channel::<Block>();
+        for _ in 0..2 {
+            let _ = empty_tx.send(Block::default());
+        }
+        let reader = scope.spawn(move || {
+            for mut block in empty_rx {
+                let mut takeover = None;
+                match source.next_block(&mut block, &mut takeover, progress) {
+                    Ok(true) => {
+                        if full_tx.send(Ok((block, takeover))).is_err() {
                             break;
                         }
                     }
+                    Ok(false) => break,
+                    Err(e) => {
+                        let _ = full_tx.send(Err(e));
+                        break;
+                    }
                 }
-                blocks.finish()
-            });
-            let mut pending: Option<Vec<Vec<T>>> = None;
-            let outcome = (|| -> Result<()> {
-                for block in &full_rx {
-                    let block = block?;
-                    let (parsed, consumed) = match pending.take() {
-                        None => (parse_block(path, &block, &map), Ok(())),
-                        Some(results) => std::thread::scope(|inner| {
-                            let worker = inner.spawn(|| parse_block(path, &block, &map));
-                            let consumed = consume_all(results, &mut consume);
-                            (join(worker), consumed)
-                        }),
-                    };
-                    consumed?;
-                    pending = Some(parsed?);
-                    let _ = empty_tx.send(block);
+            }
+            source
+        });
+        let mut pending: Option<Vec<Vec<T>>> = None;
+        let outcome = (|| -> Result<Option<(Block, Takeover)>> {
+            for item in &full_rx {
+                let (block, given) = item?;
+                let ((parsed, failed), consumed) = match pending.take() {
+                    None => (parse_block(path, &block, map), Ok(())),
+                    Some(results) => std::thread::scope(|inner| {
+                        let worker = inner.spawn(|| parse_block(path, &block, map));
+                        let consumed = consume_all(results, consume);
+                        (join(worker), consumed)
+                    }),
+                };
+                consumed?;
+                let takeover = match failed {
+                    Some((_, e)) if !S::TAKES_OVER => return Err(e),
+                    Some((k, _)) => Some(Takeover {
+                        offset: if k == 0 { 0 } else { block.lines[k - 1].3 },
+                        record: block.lines[k].0,
+                    }),
+                    None => given,
+                };
+                if let Some(t) = takeover {
+                    consume_all(parsed, consume)?;
+                    return Ok(Some((block, t)));
                 }
-                match pending.take() {
-                    Some(results) => consume_all(results, &mut consume),
-                    None => Ok(()),
+                pending = Some(parsed);
+                let _ = empty_tx.send(block);
+            }
+            match pending.take() {
+                Some(results) => consume_all(results, consume).map(|()| None),
+                None => Ok(None),
+            }
+        })();
+        // Stopping early or handing over: closing the channel lets the reader finish.
+        drop(empty_tx);
+        match outcome {
+            Err(e) => {
+                drop(full_rx);
+                join(reader);
+                Err(e)
+            }
+            Ok(None) => Ok((join(reader), None)),
+            Ok(Some((block, t))) => {
+                let (line, column) = block.line_column(t.offset);
+                let mut tail = block.bytes[t.offset..].to_vec();
+                for item in &full_rx {
+                    tail.extend_from_slice(&item?.0.bytes);
                 }
-            })();
-            // Stopping early: closing the channels lets the reader finish.
-            drop(full_rx);
-            drop(empty_tx);
-            let count = join(reader);
-            outcome.and(count)
-        }),
-    }
+                let start = SerialStart {
+                    record: t.record,
+                    line,
+                    column,
+                    reported: 0,
+                };
+                Ok((join(reader), Some((start, tail))))
+            }
+        }
+    })
+}
+
+/// `map`, with the record's scheme note beside its value.
+fn with_note<T>(
+    map: impl Fn(&BeamRecord) -> T + Sync,
+) -> impl Fn(&BeamRecord) -> (SchemeNote, T) + Sync {
+    move |rec| (SchemeCheck::note(rec), map(rec))
 }
 
 /// Waits for a scoped thread, passing its panic on.
@@ -321,27 +516,41 @@ fn join<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
-/// Parses and maps one block's records in parallel batches, keeping file order.
+/// A record that failed to parse: its place in its block, and the error.
+type Failure = (usize, Error);
+
+/// Parses and maps one block's records in parallel batches, keeping file order; stops at
+/// the first record that fails, giving its place in the block and the error.
 fn parse_block<T: Send>(
     path: &Path,
     block: &Block,
     map: &(impl Fn(&BeamRecord) -> T + Sync),
-) -> Result<Vec<Vec<T>>> {
-    block
+) -> (Vec<Vec<T>>, Option<Failure>) {
+    let batches: Vec<(Vec<T>, Option<Failure>)> = block
         .lines
         .par_chunks(BATCH_RECORDS)
-        .map(|batch| {
+        .enumerate()
+        .map(|(b, batch)| {
             let mut rec = BeamRecord::default();
-            batch
-                .iter()
-                .map(|&(record, line, start, end)| {
-                    parse_line(&block.bytes[start..end], &mut rec, record, line)
-                        .map_err(|m| record_error(path, record, line, m))?;
-                    Ok(map(&rec))
-                })
-                .collect()
+            let mut out = Vec::with_capacity(batch.len());
+            for (k, &(record, line, start, end)) in batch.iter().enumerate() {
+                if let Err(m) = parse_line(&block.bytes[start..end], &mut rec, record, line) {
+                    let e = record_error(path, record, line, m);
+                    return (out, Some((b * BATCH_RECORDS + k, e)));
+                }
+                out.push(map(&rec));
+            }
+            (out, None)
         })
-        .collect()
+        .collect();
+    let mut results = Vec::with_capacity(batches.len());
+    for (out, failed) in batches {
+        results.push(out);
+        if failed.is_some() {
+            return (results, failed);
+        }
+    }
+    (results, None)
 }
 
 fn consume_all<T>(batches: Vec<Vec<T>>, consume: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
@@ -453,6 +662,49 @@ mod tests {
             "<a_1><b_1><c_1><d_1><e_1><f_1><g_1><h_1><i_1>",
         ] {
             assert_eq!(parse_sid_key(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn every_token_scheme_reads_into_the_same_keys_and_a_file_keeps_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = format!("{:x}/3", sid_key(&[340, 6566, 5603]));
+        for (name, sid, other) in [
+            ("a", "<a_340><b_6566><c_5603>", "<A_1><B_2><C_3>"),
+            (
+                "o",
+                "<|sid_begin|><s_a_340><s_b_6566><s_c_5603><|sid_end|>",
+                "<a_1><b_2><c_3>",
+            ),
+            ("v", "<|sid_340|><|sid_6566|><|sid_5603|>", "1-2-3"),
+            ("d", "340-6566-5603", "<|sid_1|><|sid_2|><|sid_3|>"),
+        ] {
+            let rec = format!(r#"{{"beam_sids": ["{sid}", "junk"], "target": "{sid}"}}"#);
+            for (file, text) in [
+                (format!("{name}.jsonl"), format!("{rec}\n{rec}\n")),
+                (format!("{name}.json"), format!("[{rec}, {rec}]")),
+            ] {
+                let path = write(&dir, &file, &text);
+                let got = collect(&path).unwrap();
+                assert!(
+                    got[1].contains(&format!("beams=[\"{want}\", \"?junk\"]")),
+                    "{got:?}"
+                );
+            }
+            let mixed = format!("{rec}\n{}\n", rec.replacen(sid, other, 1));
+            let path = write(&dir, &format!("{name}.mixed.jsonl"), &mixed);
+            let err = collect(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("record 2 (line 2)") || err.contains("line 2"),
+                "{err}"
+            );
+            assert!(err.contains("one token scheme per file"), "{err}");
+            let given = SidScheme::from_name_or_example(other);
+            let path = write(&dir, &format!("{name}.one.jsonl"), &format!("{rec}\n"));
+            let err = for_each_record_as(&path, given, &NoProgress, |_| Ok(()))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("--sid-format says"), "{err}");
         }
     }
 
@@ -775,6 +1027,76 @@ mod tests {
         }
         let e = map_records(&p, &Stop, |r| r.record(), |_| Ok(())).unwrap_err();
         assert!(matches!(e, Error::Cancelled), "{e}");
+    }
+
+    /// The parallel array pipeline against the serial reader, on a file of several blocks,
+    /// whole and damaged: the same records, or the same error.
+    #[test]
+    fn parallel_array_reading_matches_the_serial_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let pad = "p".repeat(3000);
+        let records: Vec<String> = (0..3200)
+            .map(|i| {
+                let extra = match i % 500 {
+                    7 => r#", "x": {"s": "}, {"}"#.to_string(),
+                    8 => r#", "x": "} ]"#.to_string(),
+                    _ => String::new(),
+                };
+                format!(
+                    "{{\"beam_sids\": [\"<a_{}><b_1>\", \"{pad}\"], \"target_item\": {i}{extra}}}",
+                    i % 300
+                )
+            })
+            .collect();
+        let plain = format!("[{}]", records.join(", "));
+        let pretty = format!("[\n  {}\n]\n", records.join(",\n  "));
+        assert!(plain.len() > 2 * BLOCK_BYTES);
+        let serial = |p: &Path| -> Result<Vec<String>> {
+            let mut out = Vec::new();
+            for_each_record(p, &NoProgress, |r| {
+                out.push(format!("{}@{} {}", r.record(), r.line(), dump(r)));
+                Ok(())
+            })?;
+            Ok(out)
+        };
+        let parallel = |p: &Path| -> Result<Vec<String>> {
+            let mut out = Vec::new();
+            map_records(
+                p,
+                &NoProgress,
+                |r| format!("{}@{} {}", r.record(), r.line(), dump(r)),
+                |s| {
+                    out.push(s);
+                    Ok(())
+                },
+            )?;
+            Ok(out)
+        };
+        let mut cases = vec![plain.clone(), pretty.clone(), format!("{plain} x")];
+        for text in [&plain, &pretty] {
+            let n = text.len();
+            cases.push(text[..n / 2].to_string());
+            cases.push(format!("{}, ]", &text[..text.rfind(']').unwrap()]));
+            for at in [3, BLOCK_BYTES - 1, BLOCK_BYTES + 17, n / 2, n - 40] {
+                let mut bytes = text.clone().into_bytes();
+                bytes[at] = b'x';
+                cases.push(String::from_utf8(bytes.clone()).unwrap());
+                bytes[at] = b'\n';
+                cases.push(String::from_utf8(bytes).unwrap());
+            }
+        }
+        for (k, text) in cases.iter().enumerate() {
+            let p = write(&dir, &format!("{k}.json"), text);
+            let (a, b) = (serial(&p), parallel(&p));
+            match (&a, &b) {
+                (Ok(x), Ok(y)) => assert!(x == y, "case {k}: records differ"),
+                _ => assert_eq!(
+                    a.map(|v| v.len()).map_err(|e| e.to_string()),
+                    b.map(|v| v.len()).map_err(|e| e.to_string()),
+                    "case {k}"
+                ),
+            }
+        }
     }
 
     #[test]
