@@ -473,3 +473,184 @@ fn r_reloads_the_beams_of_the_shown_tokenizer() {
     assert!(early.update(action).is_empty());
     assert!(early.notice.unwrap().text.contains("not loaded yet"));
 }
+
+#[test]
+fn bracket_in_detail_follows_the_selected_item() {
+    let mut app = loaded(80, 24);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        app.member_id(),
+        Some("4"),
+        "alpha's group of 3 holds items 4, 5, 6"
+    );
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('>'));
+    assert_eq!(app.member_id(), Some("5"));
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.tokenizer().unwrap().name(), "beta");
+    assert_eq!(
+        app.member_id(),
+        Some("5"),
+        "item 5 is in beta's group of items 4 and 5"
+    );
+    assert_eq!(selected_size(&app), 2);
+    press(&mut app, KeyCode::Char('['));
+    assert_eq!(app.tokenizer().unwrap().name(), "alpha");
+    assert_eq!(app.member_id(), Some("5"));
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Char('<'));
+    press(&mut app, KeyCode::Char('<'));
+    assert_eq!(app.member_id(), Some("4"));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char(']'));
+    let text = screen(&app);
+    assert!(
+        text.contains("in beta item 0 has SID <a_0><b_0><c_0><d_0> to itself"),
+        "{text}"
+    );
+}
+
+#[test]
+fn searching_an_item_id_selects_that_item() {
+    let mut app = loaded(80, 24);
+    press(&mut app, KeyCode::Char('/'));
+    chars(&mut app, "2");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.member_id(), Some("2"));
+}
+
+#[test]
+fn item_view_opens_moves_between_groupmates_and_tokenizers() {
+    let mut app = loaded(80, 24);
+    press(&mut app, KeyCode::Char('i'));
+    assert_eq!(app.mode, InputMode::Item);
+    assert_eq!(app.item.as_deref(), Some("0"));
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.item.as_deref(), Some("1"));
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.tokenizer().unwrap().name(), "beta");
+    assert_eq!(
+        app.item.as_deref(),
+        Some("1"),
+        "the item stays while the tokenizer changes"
+    );
+    press(&mut app, KeyCode::Char('G'));
+    let end = app.item_scroll;
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(
+        app.item_scroll,
+        end.saturating_sub(1),
+        "no dead zone after G"
+    );
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.mode, InputMode::Normal);
+}
+
+#[test]
+fn detail_ends_exactly_where_the_text_does() {
+    for (w, h) in [(80, 24), (120, 30), (60, 15)] {
+        let mut app = loaded(w, h);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('G'));
+        let end = app.tokenizer().unwrap().detail_scroll;
+        assert!(
+            end > 0,
+            "{w}x{h}: the fixture's detail is longer than the pane"
+        );
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(app.tokenizer().unwrap().detail_scroll, end, "{w}x{h}");
+        press(&mut app, KeyCode::Char('k'));
+        assert_eq!(app.tokenizer().unwrap().detail_scroll, end - 1, "{w}x{h}");
+        press(&mut app, KeyCode::Char('G'));
+        press(&mut app, KeyCode::PageUp);
+        assert!(
+            app.tokenizer().unwrap().detail_scroll < end,
+            "{w}x{h}: PgUp at once"
+        );
+    }
+}
+
+#[test]
+fn help_g_and_end_reach_the_last_line() {
+    let mut app = loaded(80, 24);
+    press(&mut app, KeyCode::Char('?'));
+    press(&mut app, KeyCode::End);
+    let end = app.help_scroll;
+    assert!(end > 0);
+    assert!(screen(&app).contains("the selected item; items with the same title"));
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.help_scroll, end - 1);
+    press(&mut app, KeyCode::Char('g'));
+    assert_eq!(app.help_scroll, 0);
+}
+
+#[test]
+fn metrics_sort_by_any_column_and_keep_the_selection() {
+    let mut app = loaded(80, 24);
+    while app.focus != Pane::Metrics {
+        press(&mut app, KeyCode::Tab);
+    }
+    assert_eq!(app.metrics_order(), vec![0, 1]);
+    press(&mut app, KeyCode::Char('s'));
+    assert_eq!(app.metrics_sort, Some((0, false)), "by name first");
+    press(&mut app, KeyCode::Char('S'));
+    assert_eq!(app.metrics_order(), vec![1, 0], "beta before alpha, Z→A");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        app.tokenizer().unwrap().name(),
+        "alpha",
+        "down follows the shown order"
+    );
+    let text = screen(&app);
+    assert!(text.contains("tokenizer▼"), "{text}");
+}
+
+#[test]
+fn z_jumps_to_the_zcr_variant_or_says_why_not() {
+    let mut app = loaded(80, 24);
+    press(&mut app, KeyCode::Char('z'));
+    let text = screen(&app);
+    assert!(text.contains("alpha is not a *_native variant"), "{text}");
+}
+
+#[test]
+fn scatter_wheel_zooms_and_a_click_picks_the_nearest_point() {
+    let mut app = loaded(160, 48);
+    let plot = inner(app.layout().pane(Pane::Scatter).unwrap());
+    let (x, y) = (plot.x + plot.width / 2, plot.y + 2);
+    app.update(Action::ScrollUp { column: x, row: y });
+    assert_eq!(app.camera.zoom, 2.0);
+    app.update(Action::ScrollDown { column: x, row: y });
+    assert_eq!(app.camera.zoom, 1.0);
+    assert_eq!(
+        app.camera.centre, None,
+        "fully zoomed out shows every point"
+    );
+    let picked = (plot.y..plot.y + plot.height / 2).any(|row| {
+        (plot.x..plot.right()).any(|column| {
+            app.update(Action::Click { column, row });
+            app.notice
+                .as_ref()
+                .is_some_and(|n| n.text.starts_with("picked item"))
+        })
+    });
+    assert!(picked, "some cell of the plot picks a point");
+    assert_eq!(app.focus, Pane::Scatter);
+    assert!(app.picked_position().is_some());
+    let near = app
+        .camera
+        .neighbours
+        .as_ref()
+        .expect("neighbours of the picked item");
+    assert_eq!(near.near.len(), tui::app::NEIGHBOURS);
+    assert!(
+        near.near.windows(2).all(|w| w[0].1 <= w[1].1),
+        "nearest first"
+    );
+    press_with(&mut app, KeyCode::Right, KeyModifiers::SHIFT);
+    assert!(app.camera.centre.is_some(), "shift-arrows pan");
+    press(&mut app, KeyCode::Char('0'));
+    assert_eq!((app.camera.zoom, app.camera.centre), (1.0, None));
+}

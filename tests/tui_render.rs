@@ -312,3 +312,78 @@ fn sorting_by_inflation_and_saving_follows_the_library() {
         .collect();
     assert!(saving.windows(2).all(|w| w[0] >= w[1]), "{saving:?}");
 }
+
+#[test]
+fn detail_80x24_reaches_its_last_line_and_moves_at_once() {
+    let mut app = focus(80, 24, Pane::Detail);
+    let top = screen(&app);
+    assert!(
+        top.contains("ZCR saves 0.0315 (8.2%)"),
+        "verdict pinned:\n{top}"
+    );
+    app.update(Action::Bottom);
+    let end = screen(&app);
+    assert!(
+        end.contains("▸ items of the selected group; the others share its prefix"),
+        "G shows the last line:\n{end}"
+    );
+    assert!(end.contains("ZCR saves 0.0315 (8.2%)"), "{end}");
+    insta::assert_snapshot!("detail_end_80x24", draw(&app).backend());
+    app.update(Action::Up);
+    assert_ne!(screen(&app), end, "one k after G moves the view");
+    app.update(Action::Bottom);
+    app.update(Action::PageUp);
+    assert_ne!(
+        screen(&app),
+        end,
+        "PgUp after G moves the view the first time"
+    );
+}
+
+#[test]
+fn item_view_shows_all_text_and_every_tokenizer() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut app = loaded(w, h);
+        app.update(Action::OpenItem);
+        let text = screen(&app);
+        assert!(text.contains("colour       graphite"), "{text}");
+        assert!(text.contains("In every tokenizer"), "{text}");
+        insta::assert_snapshot!(format!("item_{w}x{h}"), draw(&app).backend());
+        app.update(Action::Bottom);
+        let end = screen(&app);
+        assert!(end.contains("greedy"), "{end}");
+    }
+}
+
+#[test]
+fn help_end_and_legend() {
+    let mut app = loaded(80, 24);
+    app.update(Action::ToggleHelp);
+    app.update(Action::Bottom);
+    let text = screen(&app);
+    assert!(text.contains("Columns and marks"), "{text}");
+    insta::assert_snapshot!("help_end_80x24", draw(&app).backend());
+}
+
+#[test]
+fn metrics_sorted_by_hit() {
+    let mut app = focus(80, 24, Pane::Metrics);
+    for _ in 0..4 {
+        app.update(Action::SortMetrics);
+    }
+    assert_eq!(app.metrics_sort, Some((3, true)));
+    insta::assert_snapshot!("metrics_by_hit_80x24", draw(&app).backend());
+}
+
+#[test]
+fn scatter_zoomed_coloured_by_prefix_with_neighbours() {
+    let mut app = focus(160, 48, Pane::Scatter);
+    app.update(Action::ZoomIn);
+    app.update(Action::CycleColour);
+    app.update(Action::CycleColour);
+    let text = screen(&app);
+    assert!(text.contains("by prefix group (c)"), "{text}");
+    assert!(text.contains("∘ nearest: "), "{text}");
+    assert!(text.contains("zoom ×2"), "{text}");
+    insta::assert_snapshot!("scatter_zoomed_160x48", draw(&app).backend());
+}

@@ -10,6 +10,7 @@ mod demo;
 mod diff;
 mod eval;
 mod groups;
+mod item;
 mod man;
 mod plot;
 mod print;
@@ -38,6 +39,9 @@ pub struct Cli {
     /// Do not draw progress bars on stderr.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// With no subcommand (the demo TUI): do not re-evaluate when a beams file changes.
+    #[arg(long)]
+    no_watch: bool,
     /// How SID strings and tokens are written in the inputs: `auto` (detected from each
     /// file), a name (letters, upper, openonerec, vocab, dash, comma, integers) or an
     /// example such as '<A_1><B_2>' or '1-2-3'.
@@ -68,6 +72,8 @@ enum Command {
     Stats(stats::Args),
     /// List collision groups, largest first, with item ids and titles.
     Groups(groups::Args),
+    /// One item through every tokenizer of a dataset folder: SID, group, groupmates, moves.
+    Item(item::Args),
     /// Hit@K / NDCG@K against collision-corrected ItemHit@K / ItemNDCG@K for a beams file.
     Eval(eval::Args),
     /// Tokenizers side by side: collision rate, Hit@K vs ItemHit@K, ranks and rank flips.
@@ -156,6 +162,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
+        Some(Command::Item(args)) => item::run(args, globals),
         Some(Command::Eval(args)) => eval::run(args, globals),
         Some(Command::Compare(args)) => compare::run(args, globals),
         Some(Command::Project(args)) => project::run(args, globals),
@@ -171,7 +178,7 @@ pub fn main() -> ExitCode {
         Some(Command::Report(args)) => report::run(args, globals),
         Some(Command::Completions(args)) => completions::run(args),
         Some(Command::Man(args)) => man::run(args),
-        None => tui::run_demo(globals),
+        None => tui::run_demo(globals, !cli.no_watch),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -73,7 +73,7 @@ pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
 /// What `sidlens` with no arguments does: the TUI on the demo dataset (the shipped
 /// `demo_data/`, else a copy generated into the cache directory), or, when not in a terminal,
 /// the help.
-pub fn run_demo(globals: Globals) -> anyhow::Result<()> {
+pub fn run_demo(globals: Globals, watch_beams: bool) -> anyhow::Result<()> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         super::Cli::command().print_help()?;
         return Ok(());
@@ -83,6 +83,7 @@ pub fn run_demo(globals: Globals) -> anyhow::Result<()> {
     drop(bar);
     let mut sources = Sources::from_dataset(&Dataset::discover(location.path(), None)?);
     sources.title = format!("{} demo", sources.title);
+    sources.watch_beams = watch_beams;
     tui::run(sources)
 }
 

@@ -20,6 +20,8 @@ pub struct ItemInfo {
     pub brand: Option<String>,
     /// Category path.
     pub categories: Option<String>,
+    /// Every other text field, by name (e.g. Yelp's `city`), so a reader can see all of it.
+    pub other: Vec<(String, String)>,
 }
 
 /// Metadata of a catalog, keyed by item id.
@@ -56,6 +58,16 @@ impl ItemTexts {
                 description: text("description"),
                 brand: text("brand"),
                 categories: text("categories"),
+                other: fields
+                    .iter()
+                    .filter(|(name, _)| !KNOWN.contains(&name.as_str()))
+                    .filter_map(|(name, v)| match v {
+                        Value::String(s) if !s.trim().is_empty() => {
+                            Some((name.clone(), s.trim().to_string()))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
             };
             by_id.insert(id, info);
         }
@@ -90,6 +102,9 @@ impl ItemTexts {
     }
 }
 
+/// The fields [`ItemInfo`] names; the other text fields go to [`ItemInfo::other`].
+const KNOWN: [&str; 4] = ["title", "description", "brand", "categories"];
+
 fn field_text(v: &Value) -> Option<String> {
     let s = match v {
         Value::Null => return None,
@@ -114,13 +129,17 @@ mod tests {
         let p = dir.path().join("items.json");
         std::fs::write(
             &p,
-            r#"{"1": {"title": " Mini 3D Printer ", "categories": ["Tools", "3D"], "price": 3},
+            r#"{"1": {"title": " Mini 3D Printer ", "categories": ["Tools", "3D"], "price": 3, "city": "Ulm"},
                 "2": {"brand": null, "description": ""}}"#,
         )
         .unwrap();
         let t = ItemTexts::load(&p).unwrap();
         assert_eq!(t.title("1"), Some("Mini 3D Printer"));
         assert_eq!(t.get("1").unwrap().categories.as_deref(), Some("Tools, 3D"));
+        assert_eq!(
+            t.get("1").unwrap().other,
+            vec![("city".into(), "Ulm".into())]
+        );
         assert_eq!(t.get("2"), Some(&ItemInfo::default()));
         assert_eq!(t.title("3"), None);
     }

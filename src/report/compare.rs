@@ -130,3 +130,39 @@ impl<'a> CompareJson<'a> {
         }
     }
 }
+
+/// Row positions of `c` ordered by column `column` of [`table`] (0 = tokenizer name, compared
+/// as text; the others by value, missing values last), best first when `descending`.
+pub fn order_by(c: &Comparison, column: usize, descending: bool) -> Vec<usize> {
+    let value = |r: &crate::compare::Row| -> Option<f64> {
+        let v = r.values.as_ref();
+        match column {
+            1 => Some(r.collision_rate),
+            2 => Some(r.g_max as f64),
+            3 => v.map(|v| v.hit),
+            4 => v.map(|v| v.item_hit),
+            5 => v.map(|v| v.ndcg),
+            6 => v.map(|v| v.item_ndcg),
+            7 => r.inflation_pct,
+            8 => r.rank_hit.map(|x| x as f64),
+            9 => r.rank_item_hit.map(|x| x as f64),
+            _ => None,
+        }
+    };
+    let mut order: Vec<usize> = (0..c.rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (&c.rows[a], &c.rows[b]);
+        let by = if column == 0 {
+            ra.name.cmp(&rb.name)
+        } else {
+            match (value(ra), value(rb)) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => return std::cmp::Ordering::Less,
+                (None, Some(_)) => return std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            }
+        };
+        if descending { by.reverse() } else { by }
+    });
+    order
+}

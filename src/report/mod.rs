@@ -8,6 +8,7 @@ pub mod diff;
 pub mod eval;
 pub mod groups;
 pub mod html;
+pub mod item;
 pub mod latex;
 pub mod markdown;
 pub mod projection;

@@ -56,6 +56,36 @@ pub enum Action {
     Reload,
     /// Show or hide the list of keys.
     ToggleHelp,
+    /// Open the item view of the selected item: all its text, and its SID, group and moves in
+    /// every tokenizer.
+    OpenItem,
+    /// Close the item view.
+    CloseItem,
+    /// Select the previous item of the group.
+    PrevMember,
+    /// Select the next item of the group.
+    NextMember,
+    /// Scroll the detail pane to what the `*_zcr` variant did to the group.
+    JumpToZcr,
+    /// Scatter: zoom in (around the picked point).
+    ZoomIn,
+    /// Scatter: zoom out.
+    ZoomOut,
+    /// Scatter: move the view by a quarter of its width (`dx`) or height (`dy`).
+    Pan {
+        /// −1 left, 1 right.
+        dx: i8,
+        /// −1 down, 1 up.
+        dy: i8,
+    },
+    /// Scatter: show every point again.
+    ResetView,
+    /// Scatter: colour by collision group, first-level code or prefix group.
+    CycleColour,
+    /// Sort the metrics table by its next column.
+    SortMetrics,
+    /// Reverse the metrics table's order.
+    ReverseMetrics,
     /// A typed character while a prompt is open.
     Input(char),
     /// Delete the last typed character.

@@ -21,6 +21,7 @@ use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
 use super::sources::Sources;
 use super::theme::Theme;
+use super::ui::{detail, help, item, scatter};
 use crate::load::TokenizerFiles;
 
 /// K values `+` and `-` step through.
@@ -183,8 +184,11 @@ pub struct Tokenizer {
     pub reassign: Slot<Arc<Reassigned>>,
     /// Its group list.
     pub view: ListView,
-    /// Lines the detail pane is scrolled down.
+    /// Lines the detail pane is scrolled down (screen lines, after wrapping).
     pub detail_scroll: usize,
+    /// The selected item of the selected group (position in its id-ordered items): what
+    /// `i` opens and what `]` follows into the next tokenizer.
+    pub member: usize,
 }
 
 /// The scatter's points seen through the tokenizer shown: each point's collision group.
@@ -194,7 +198,71 @@ pub struct ScatterView {
     pub tokenizer: usize,
     /// Per projected point, its collision group (`None`: the item's SID is its own).
     pub groups: Vec<Option<u32>>,
+    /// Per projected point, the item's position in the tokenizer's index.
+    pub positions: Vec<Option<usize>>,
 }
+
+/// What colours the scatter's points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColourBy {
+    /// The largest collision groups.
+    Collision,
+    /// The most frequent first-level codes.
+    FirstCode,
+    /// The largest prefix groups (first L−1 codes).
+    Prefix,
+}
+
+impl ColourBy {
+    /// The mode's name in the legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            ColourBy::Collision => "collision group",
+            ColourBy::FirstCode => "first-level code",
+            ColourBy::Prefix => "prefix group",
+        }
+    }
+
+    fn next(self) -> ColourBy {
+        match self {
+            ColourBy::Collision => ColourBy::FirstCode,
+            ColourBy::FirstCode => ColourBy::Prefix,
+            ColourBy::Prefix => ColourBy::Collision,
+        }
+    }
+}
+
+/// The scatter's camera, picked point and the picked item's nearest neighbours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterCamera {
+    /// 1 shows every point; each zoom step doubles it.
+    pub zoom: f64,
+    /// The centre of the view in projection coordinates (`None`: the centre of all points).
+    pub centre: Option<[f64; 2]>,
+    /// What colours the points.
+    pub colour_by: ColourBy,
+    /// A point picked with the mouse (index into the projection's points); without one, the
+    /// selected item of the selected group is the picked point.
+    pub pick: Option<usize>,
+    /// The picked item's nearest neighbours, once computed.
+    pub neighbours: Option<Neighbours>,
+}
+
+/// The nearest neighbours of one item in the embedding space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbours {
+    /// The tokenizer whose index positions these are.
+    pub tokenizer: usize,
+    /// The item's position in that index.
+    pub position: usize,
+    /// Nearest first: (index position, Euclidean distance).
+    pub near: Vec<(usize, f64)>,
+}
+
+/// Neighbours listed for the picked point.
+pub const NEIGHBOURS: usize = 5;
+/// The deepest zoom.
+const MAX_ZOOM: f64 = 256.0;
 
 impl Tokenizer {
     /// The tokenizer's name.
@@ -226,6 +294,13 @@ pub struct App {
     pub prompt: Option<Prompt>,
     /// Lines the help overlay is scrolled down.
     pub help_scroll: usize,
+    /// The item the item view shows.
+    pub item: Option<String>,
+    /// Lines the item view is scrolled down.
+    pub item_scroll: usize,
+    /// The metrics table's order: a column of the library's comparison table and whether
+    /// largest first; `None` keeps tokenizer order.
+    pub metrics_sort: Option<(usize, bool)>,
     /// The group order.
     pub sort: SortKey,
     /// Smallest group size listed.
@@ -250,6 +325,8 @@ pub struct App {
     pub projection: Slot<Arc<Projected>>,
     /// The projection's points grouped by the tokenizer shown.
     pub scatter: Option<ScatterView>,
+    /// How the scatter is looked at.
+    pub camera: ScatterCamera,
     generations: HashMap<Topic, u64>,
 }
 
@@ -269,6 +346,7 @@ impl App {
                 reassign: Slot::Missing("waiting for the index".into()),
                 view: ListView::default(),
                 detail_scroll: 0,
+                member: 0,
             })
             .collect();
         let projection = match &sources.embeddings {
@@ -299,6 +377,9 @@ impl App {
             mode: InputMode::Normal,
             prompt: None,
             help_scroll: 0,
+            item: None,
+            item_scroll: 0,
+            metrics_sort: None,
             sort: SortKey::Size,
             min_size: 2,
             search: None,
@@ -317,6 +398,13 @@ impl App {
             embeddings: sources.embeddings.clone(),
             projection,
             scatter: None,
+            camera: ScatterCamera {
+                zoom: 1.0,
+                centre: None,
+                colour_by: ColourBy::Collision,
+                pick: None,
+                neighbours: None,
+            },
             generations: HashMap::new(),
         };
         (app, vec![Command::Start(Request::Load(sources.clone()), 0)])
@@ -394,17 +482,32 @@ impl App {
             .max(1)
     }
 
-    /// An upper bound of the detail pane's lines (the pane shows the exact end): the group's
-    /// items, its prefix group's reassignment table, and a few lines of text around them.
-    fn detail_lines(&self) -> usize {
-        let Some(data) = self.data() else {
-            return 0;
+    /// The id of the selected item of the selected group.
+    pub fn member_id(&self) -> Option<&str> {
+        let t = self.tokenizer()?;
+        let row = self.selected_row()?;
+        row.items
+            .get(t.member.min(row.items.len().saturating_sub(1)))
+            .map(|i| i.id.as_str())
+    }
+
+    /// Tokenizers in the order the metrics table lists them (its sort, else key order).
+    pub fn metrics_order(&self) -> Vec<usize> {
+        let all: Vec<usize> = (0..self.tokenizers.len()).collect();
+        let (Some((column, descending)), Some(c)) = (self.metrics_sort, &self.comparison) else {
+            return all;
         };
-        let Some(row) = self.selected_row() else {
-            return 0;
-        };
-        let prefix = data.collisions.prefix_of_group(row.group);
-        row.size + data.collisions.prefix_size(prefix) as usize + 16
+        let mut order: Vec<usize> = crate::report::compare::order_by(c, column, descending)
+            .into_iter()
+            .filter_map(|r| {
+                self.tokenizers
+                    .iter()
+                    .position(|t| t.name() == c.rows[r].name)
+            })
+            .collect();
+        let rest: Vec<usize> = all.into_iter().filter(|i| !order.contains(i)).collect();
+        order.extend(rest);
+        order
     }
 
     /// Carries out a user action.
@@ -426,6 +529,25 @@ impl App {
                     InputMode::Help
                 };
             }
+            Action::OpenItem => self.open_item(),
+            Action::CloseItem => self.mode = InputMode::Normal,
+            Action::PrevMember => self.step_member(-1),
+            Action::NextMember => self.step_member(1),
+            Action::JumpToZcr => self.jump_to_zcr(),
+            Action::ZoomIn => self.zoom(2.0, None),
+            Action::ZoomOut => self.zoom(0.5, None),
+            Action::Pan { dx, dy } => self.pan(f64::from(dx), f64::from(dy)),
+            Action::ResetView => {
+                self.camera.zoom = 1.0;
+                self.camera.centre = None;
+            }
+            Action::CycleColour => {
+                self.camera.colour_by = self.camera.colour_by.next();
+                let text = format!("scatter coloured by {}", self.camera.colour_by.label());
+                self.say(Level::Info, text);
+            }
+            Action::SortMetrics => self.sort_metrics(false),
+            Action::ReverseMetrics => self.sort_metrics(true),
             Action::Up => self.step(-1),
             Action::Down => self.step(1),
             Action::PageUp => self.step(-(self.page() as isize)),
@@ -469,7 +591,136 @@ impl App {
             Action::ScrollUp { column, row } => self.wheel(column, row, -1),
             Action::ScrollDown { column, row } => self.wheel(column, row, 1),
         }
+        self.refresh_neighbours();
         Vec::new()
+    }
+
+    /// The picked point of the scatter: the one clicked, else the selected item's.
+    pub fn picked_point(&self) -> Option<usize> {
+        if self.camera.pick.is_some() {
+            return self.camera.pick;
+        }
+        let id = self.member_id()?;
+        let data = self.data()?;
+        let position = data.index.ids().position(id)?;
+        let view = self.scatter.as_ref()?;
+        view.positions.iter().position(|&p| p == Some(position))
+    }
+
+    /// The index position of the picked item (clicked, else the selected item), even when the
+    /// sample left it out of the scatter.
+    pub fn picked_position(&self) -> Option<usize> {
+        if let (Some(i), Some(view)) = (self.camera.pick, &self.scatter) {
+            return view.positions.get(i).copied().flatten();
+        }
+        let id = self.member_id()?;
+        self.data()?.index.ids().position(id)
+    }
+
+    /// Recomputes the picked item's nearest neighbours when the scatter shows and the pick
+    /// changed (exact search over every item: milliseconds for tens of thousands).
+    fn refresh_neighbours(&mut self) {
+        if !self.layout().shows(Pane::Scatter) {
+            return;
+        }
+        let Some(position) = self.picked_position() else {
+            self.camera.neighbours = None;
+            return;
+        };
+        let shown = self.selected;
+        if self
+            .camera
+            .neighbours
+            .as_ref()
+            .is_some_and(|n| (n.tokenizer, n.position) == (shown, position))
+        {
+            return;
+        }
+        let (Some(data), Some(projected)) = (self.data(), self.projection.ready()) else {
+            return;
+        };
+        let near =
+            crate::neighbours::nearest(&data.index, &projected.embeddings, position, NEIGHBOURS);
+        self.camera.neighbours = Some(Neighbours {
+            tokenizer: shown,
+            position,
+            near,
+        });
+    }
+
+    /// Multiplies the zoom by `factor` around `at` (projection coordinates), else around the
+    /// picked point, else the view's centre.
+    fn zoom(&mut self, factor: f64, at: Option<[f64; 2]>) {
+        let zoom = (self.camera.zoom * factor).clamp(1.0, MAX_ZOOM);
+        let picked = self
+            .picked_point()
+            .and_then(|i| self.projection.ready()?.projection.points.get(i).copied());
+        if let Some(c) = at.or(if factor > 1.0 { picked } else { None }) {
+            self.camera.centre = Some(c);
+        }
+        self.camera.zoom = zoom;
+        if zoom == 1.0 {
+            self.camera.centre = None;
+        }
+    }
+
+    /// Moves the view by a quarter of its extent.
+    fn pan(&mut self, dx: f64, dy: f64) {
+        let Some(projected) = self.projection.ready() else {
+            return;
+        };
+        let (x, y) = scatter::view_bounds(self, projected);
+        let centre = [
+            (x[0] + x[1]) / 2.0 + dx * (x[1] - x[0]) / 4.0,
+            (y[0] + y[1]) / 2.0 + dy * (y[1] - y[0]) / 4.0,
+        ];
+        self.camera.centre = Some(centre);
+    }
+
+    /// A click on the scatter's plot: picks the nearest point and, when it is in a listed
+    /// collision group, selects that group and item.
+    fn pick_at(&mut self, column: u16, row: u16) {
+        let Some(point) = scatter::point_at(self, column, row) else {
+            return;
+        };
+        self.camera.pick = Some(point);
+        let Some(position) = self
+            .scatter
+            .as_ref()
+            .and_then(|v| v.positions.get(point).copied().flatten())
+        else {
+            return;
+        };
+        let Some(data) = self.data().cloned() else {
+            return;
+        };
+        let id = data.index.id(position).to_string();
+        let group = data.collisions.group_of(position);
+        let listed = data.row_of(group).and_then(|r| {
+            let t = &self.tokenizers[self.selected];
+            t.view.order.iter().position(|&x| x == r).map(|p| (r, p))
+        });
+        match listed {
+            Some((r, p)) => {
+                self.set_cursor(p);
+                let member = data.rows[r].items.iter().position(|i| i.id == id);
+                self.tokenizers[self.selected].member = member.unwrap_or(0);
+                self.camera.pick = None;
+                self.say(Level::Info, format!("picked item {id} (group #{})", r + 1));
+            }
+            None => self.say(
+                Level::Info,
+                format!(
+                    "picked item {id}: SID {} {}",
+                    data.index.sid_string(position),
+                    if data.collisions.size(group) < 2 {
+                        "to itself"
+                    } else {
+                        "(its group is below the minimum size)"
+                    }
+                ),
+            ),
+        }
     }
 
     /// Takes in a message from a background job; messages of superseded requests are dropped.
@@ -697,18 +948,22 @@ impl App {
         }
         let projection = &projected.projection;
         let items = ItemRows::new(&data.index, &data.collisions, projection.total_rows, 0);
-        let groups = projection
+        let positions: Vec<Option<usize>> = projection
             .rows
             .iter()
-            .map(|&row| {
-                let position = items.as_ref().ok()?.position(row)?;
-                let group = data.collisions.group_of(position);
+            .map(|&row| items.as_ref().ok()?.position(row))
+            .collect();
+        let groups = positions
+            .iter()
+            .map(|&position| {
+                let group = data.collisions.group_of(position?);
                 (data.collisions.size(group) > 1).then_some(group)
             })
             .collect();
         self.scatter = Some(ScatterView {
             tokenizer: self.selected,
             groups,
+            positions,
         });
     }
 
@@ -742,21 +997,30 @@ impl App {
     /// Moves what the focused pane moves by `delta` lines.
     fn step(&mut self, delta: isize) {
         if self.mode == InputMode::Help {
-            self.help_scroll = offset_by(self.help_scroll, delta, usize::MAX / 2);
+            let most = help::max_scroll(self);
+            self.help_scroll = offset_by(self.help_scroll.min(most), delta, most);
+            return;
+        }
+        if self.mode == InputMode::Item {
+            let most = item::max_scroll(self);
+            self.item_scroll = offset_by(self.item_scroll.min(most), delta, most);
             return;
         }
         match self.focus {
             Pane::Groups | Pane::Scatter => self.move_cursor(delta),
             Pane::Detail => {
-                let most = self.detail_lines();
+                let most = detail::max_scroll(self);
                 if let Some(t) = self.tokenizers.get_mut(self.selected) {
-                    t.detail_scroll = offset_by(t.detail_scroll, delta, most);
+                    t.detail_scroll = offset_by(t.detail_scroll.min(most), delta, most);
                 }
             }
             Pane::Metrics => {
-                let last = self.tokenizers.len().saturating_sub(1);
-                let i = offset_by(self.selected, delta, last);
-                self.select_tokenizer(i);
+                let order = self.metrics_order();
+                let at = order.iter().position(|&i| i == self.selected).unwrap_or(0);
+                let last = order.len().saturating_sub(1);
+                if let Some(&i) = order.get(offset_by(at, delta, last)) {
+                    self.select_tokenizer(i);
+                }
             }
         }
     }
@@ -770,6 +1034,8 @@ impl App {
         if cursor != t.view.cursor {
             t.view.cursor = cursor;
             t.detail_scroll = 0;
+            t.member = 0;
+            self.camera.pick = None;
         }
         self.scroll_into_view();
     }
@@ -795,13 +1061,172 @@ impl App {
             );
             return;
         }
+        let followed = match (self.mode, self.focus) {
+            (InputMode::Item, _) => self.item.clone(),
+            (_, Pane::Detail) => self.member_id().map(str::to_string),
+            _ => None,
+        };
         self.selected = i;
         if self.sort == SortKey::Inflation {
             self.rebuild_order(i);
         }
         self.refresh_search();
         self.refresh_scatter();
+        if let Some(id) = followed {
+            self.follow(&id);
+        }
         self.scroll_into_view();
+    }
+
+    /// Selects the group of item `id` in the tokenizer shown, or says why there is none.
+    fn follow(&mut self, id: &str) {
+        let Some(data) = self.data().cloned() else {
+            return;
+        };
+        let name = self.tokenizers[self.selected].name().to_string();
+        let Some(position) = data.index.ids().position(id) else {
+            self.say(Level::Warn, format!("{name} has no item {id}"));
+            return;
+        };
+        let group = data.collisions.group_of(position);
+        let size = data.collisions.size(group);
+        let listed = data.row_of(group).and_then(|row| {
+            let t = &self.tokenizers[self.selected];
+            t.view
+                .order
+                .iter()
+                .position(|&r| r == row)
+                .map(|p| (row, p))
+        });
+        match listed {
+            Some((row, position)) => {
+                self.set_cursor(position);
+                let t = &mut self.tokenizers[self.selected];
+                t.member = data.rows[row].items.iter().position(|i| i.id == id).unwrap_or(0);
+                self.say(Level::Info, format!("following item {id} into {name}"));
+            }
+            None if size < 2 => self.say(
+                Level::Info,
+                format!(
+                    "in {name} item {id} has SID {} to itself (no collision); i shows it in every tokenizer",
+                    data.index.sid_string(position)
+                ),
+            ),
+            None => self.say(
+                Level::Info,
+                format!(
+                    "in {name} item {id} is in a group of {size}, below the minimum size {}",
+                    self.min_size
+                ),
+            ),
+        }
+    }
+
+    fn open_item(&mut self) {
+        match self.member_id().map(str::to_string) {
+            Some(id) => {
+                self.item = Some(id);
+                self.item_scroll = 0;
+                self.mode = InputMode::Item;
+            }
+            None => self.say(Level::Warn, "no collision group selected"),
+        }
+    }
+
+    /// The previous or next item of the group: in the item view, of the shown item's group in
+    /// the tokenizer shown; elsewhere, of the selected group.
+    fn step_member(&mut self, delta: isize) {
+        if self.mode == InputMode::Item {
+            let (Some(id), Some(data)) = (self.item.clone(), self.data().cloned()) else {
+                return;
+            };
+            let Some(position) = data.index.ids().position(&id) else {
+                return;
+            };
+            let group = data.collisions.group_of(position);
+            let members =
+                crate::report::groups::items_in_id_order(&data.index, &data.collisions, group);
+            if members.len() < 2 {
+                let name = self.tokenizers[self.selected].name().to_string();
+                self.say(
+                    Level::Info,
+                    format!("in {name} item {id} has its SID to itself"),
+                );
+                return;
+            }
+            let at = members
+                .iter()
+                .position(|&p| p as usize == position)
+                .unwrap_or(0);
+            let next = offset_by(at, delta, members.len() - 1);
+            self.item = Some(data.index.id(members[next] as usize).to_string());
+            self.item_scroll = 0;
+            return;
+        }
+        let Some(size) = self.selected_row().map(|r| r.items.len()) else {
+            self.say(Level::Warn, "no collision group selected");
+            return;
+        };
+        if let Some(t) = self.tokenizers.get_mut(self.selected) {
+            t.member = offset_by(t.member.min(size - 1), delta, size - 1);
+        }
+    }
+
+    /// Scrolls the detail pane to what the `*_zcr` sibling of the tokenizer shown did to the
+    /// selected group.
+    fn jump_to_zcr(&mut self) {
+        let name = self
+            .tokenizer()
+            .map(|t| t.name().to_string())
+            .unwrap_or_default();
+        let Some(zcr) = crate::item_view::zcr_of(&name) else {
+            self.say(
+                Level::Info,
+                format!("{name} is not a *_native variant, so there is no *_zcr one to compare"),
+            );
+            return;
+        };
+        if !self.tokenizers.iter().any(|t| t.name() == zcr) {
+            self.say(Level::Info, format!("no tokenizer {zcr} is loaded"));
+            return;
+        }
+        self.set_focus(Pane::Detail);
+        match detail::zcr_section_line(self) {
+            Some(line) => {
+                let most = detail::max_scroll(self);
+                if let Some(t) = self.tokenizers.get_mut(self.selected) {
+                    t.detail_scroll = line.min(most);
+                }
+            }
+            None => self.say(Level::Warn, "no collision group selected"),
+        }
+    }
+
+    /// `s` in Metrics: sort by the next column; `S`: flip the direction.
+    fn sort_metrics(&mut self, reverse: bool) {
+        let columns = 10;
+        self.metrics_sort = match (self.metrics_sort, reverse) {
+            (None, false) => Some((0, false)),
+            (None, true) => Some((0, true)),
+            (Some((c, d)), true) => Some((c, !d)),
+            (Some((c, _)), false) if c + 1 < columns => {
+                // Numbers read best largest first, names and ranks A→Z / 1→n.
+                Some((c + 1, !matches!(c + 1, 8 | 9)))
+            }
+            (Some(_), false) => None,
+        };
+        let text = match (self.metrics_sort, &self.comparison) {
+            (Some((c, d)), Some(cmp)) => {
+                let header = crate::report::compare::table(cmp).headers[c].clone();
+                format!(
+                    "metrics sorted by {header}, {} (s: next column, S: reverse)",
+                    if d { "largest first" } else { "smallest first" }
+                )
+            }
+            (Some(_), None) => "metrics sorted once they are computed".into(),
+            (None, _) => "metrics in tokenizer order".into(),
+        };
+        self.say(Level::Info, text);
     }
 
     fn drill(&mut self) {
@@ -972,6 +1397,7 @@ impl App {
             return;
         };
         self.set_cursor(first);
+        self.select_searched_item();
     }
 
     fn jump_to_match(&mut self, forward: bool) {
@@ -995,6 +1421,7 @@ impl App {
                 .unwrap_or(&matches[matches.len() - 1])
         };
         self.set_cursor(*target);
+        self.select_searched_item();
         self.say_match_position();
     }
 
@@ -1014,12 +1441,30 @@ impl App {
         }
     }
 
+    /// After a search for an item id, makes that item the selected member of its group.
+    fn select_searched_item(&mut self) {
+        let id = match self.search.as_ref().and_then(|s| s.query.as_item_id()) {
+            Some(id) => id.to_string(),
+            None => return,
+        };
+        let Some(at) = self
+            .selected_row()
+            .and_then(|r| r.items.iter().position(|i| i.id == id))
+        else {
+            return;
+        };
+        if let Some(t) = self.tokenizers.get_mut(self.selected) {
+            t.member = at;
+        }
+    }
+
     fn set_cursor(&mut self, position: usize) {
         if let Some(t) = self.tokenizers.get_mut(self.selected)
             && position < t.view.order.len()
         {
             if t.view.cursor != position {
                 t.detail_scroll = 0;
+                t.member = 0;
             }
             t.view.cursor = position;
         }
@@ -1147,13 +1592,20 @@ impl App {
     }
 
     fn click(&mut self, column: u16, row: u16) {
-        if self.mode == InputMode::Help {
+        if matches!(self.mode, InputMode::Help | InputMode::Item) {
             self.mode = InputMode::Normal;
             return;
         }
         match self.layout().hit(column, row) {
             Some(Hit::Tokenizer(i)) => self.select_tokenizer(i),
             Some(Hit::PaneTab(pane)) => self.set_focus(pane),
+            Some(Hit::Pane {
+                pane: Pane::Scatter,
+                row: Some(_),
+            }) => {
+                self.set_focus(Pane::Scatter);
+                self.pick_at(column, row);
+            }
             Some(Hit::Pane { pane, row }) => {
                 self.set_focus(pane);
                 match (pane, row) {
@@ -1162,7 +1614,8 @@ impl App {
                         self.set_cursor(offset + r as usize - 1);
                     }
                     (Pane::Metrics, Some(r)) if r >= 1 && (r as usize) <= self.tokenizers.len() => {
-                        self.select_tokenizer(r as usize - 1);
+                        let i = self.metrics_order()[r as usize - 1];
+                        self.select_tokenizer(i);
                     }
                     _ => {}
                 }
@@ -1173,8 +1626,17 @@ impl App {
 
     fn wheel(&mut self, column: u16, row: u16, direction: isize) {
         let delta = direction * WHEEL_LINES as isize;
-        if self.mode == InputMode::Help {
+        if matches!(self.mode, InputMode::Help | InputMode::Item) {
             self.step(delta);
+            return;
+        }
+        if let Some(Hit::Pane {
+            pane: Pane::Scatter,
+            ..
+        }) = self.layout().hit(column, row)
+        {
+            let at = scatter::coordinates_at(self, column, row);
+            self.zoom(if direction < 0 { 2.0 } else { 0.5 }, at);
             return;
         }
         if let Some(Hit::Pane { pane, .. }) = self.layout().hit(column, row) {

@@ -168,4 +168,6 @@ pub struct Projected {
     pub cache: Option<CacheOutcome>,
     /// Items of the highlighted groups the sample had to keep.
     pub must_include: usize,
+    /// The embeddings projected, for nearest neighbours in the full space.
+    pub embeddings: std::sync::Arc<crate::load::Latents>,
 }

@@ -291,6 +291,7 @@ fn project(
         projection,
         cache,
         must_include: items.highlighted().len(),
+        embeddings: Arc::new(embeddings),
     })
 }
 

@@ -17,6 +17,8 @@ pub enum InputMode {
     Typing,
     /// The help overlay is open.
     Help,
+    /// The item view is open.
+    Item,
 }
 
 /// One physical key as the table names it.
@@ -26,8 +28,10 @@ pub enum Key {
     Char(char),
     /// A character with Ctrl held.
     Ctrl(char),
-    /// A named key (arrows, Enter, Tab, …).
+    /// A named key (arrows, Enter, Tab, …); an arrow with Shift held is [`Key::Shift`].
     Code(KeyCode),
+    /// An arrow key with Shift held.
+    Shift(KeyCode),
     /// Any of the digits 1–9; the action gets the digit's index.
     Digit,
     /// Any printable character (text input).
@@ -45,6 +49,8 @@ pub enum Scope {
     Typing,
     /// While the help overlay is open.
     Help,
+    /// While the item view is open.
+    Item,
 }
 
 /// One row of the key table.
@@ -70,6 +76,9 @@ const ALL: &[Pane] = &Pane::ALL;
 const NONE: &[Pane] = &[];
 const GROUPISH: &[Pane] = &[Pane::Groups, Pane::Detail, Pane::Scatter];
 const OPENABLE: &[Pane] = &[Pane::Groups, Pane::Metrics, Pane::Scatter];
+const NOT_SCATTER: &[Pane] = &[Pane::Groups, Pane::Detail, Pane::Metrics];
+const LISTED: &[Pane] = &[Pane::Groups, Pane::Detail];
+const SCATTER: &[Pane] = &[Pane::Scatter];
 
 /// Every key the TUI understands.
 pub const BINDINGS: &[Binding] = &[
@@ -178,8 +187,62 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::CycleSort,
         description: "sort groups by size, inflation contribution or ZCR saving",
         hint: "sort",
-        scope: Scope::Global,
+        scope: Scope::Panes(GROUPISH),
         footer: &[Pane::Groups],
+    },
+    Binding {
+        keys: &[Key::Char('s')],
+        label: "s",
+        action: Action::SortMetrics,
+        description: "metrics: sort by the next column (tokenizer, collision rate, … rank ItemHit, then key order)",
+        hint: "sort",
+        scope: Scope::Panes(&[Pane::Metrics]),
+        footer: &[Pane::Metrics],
+    },
+    Binding {
+        keys: &[Key::Char('S')],
+        label: "S",
+        action: Action::ReverseMetrics,
+        description: "metrics: reverse the order",
+        hint: "reverse",
+        scope: Scope::Panes(&[Pane::Metrics]),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('i')],
+        label: "i",
+        action: Action::OpenItem,
+        description: "item view: all text of the selected item, its SID, group and moves in every tokenizer",
+        hint: "item",
+        scope: Scope::Panes(GROUPISH),
+        footer: GROUPISH,
+    },
+    Binding {
+        keys: &[Key::Char('<'), Key::Char(',')],
+        label: "</,",
+        action: Action::PrevMember,
+        description: "previous item of the group (the one i opens and ] follows)",
+        hint: "prev item",
+        scope: Scope::Panes(GROUPISH),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('>'), Key::Char('.')],
+        label: ">/.",
+        action: Action::NextMember,
+        description: "next item of the group",
+        hint: "item",
+        scope: Scope::Panes(GROUPISH),
+        footer: &[Pane::Detail],
+    },
+    Binding {
+        keys: &[Key::Char('z')],
+        label: "z",
+        action: Action::JumpToZcr,
+        description: "on a *_native tokenizer: what its *_zcr variant did to this group (in Detail)",
+        hint: "zcr",
+        scope: Scope::Panes(LISTED),
+        footer: &[Pane::Detail],
     },
     Binding {
         keys: &[Key::Char('m')],
@@ -196,7 +259,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::KUp,
         description: "next larger K (1, 5, 10, 20)",
         hint: "K up",
-        scope: Scope::Global,
+        scope: Scope::Panes(NOT_SCATTER),
         footer: &[Pane::Metrics],
     },
     Binding {
@@ -205,7 +268,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::KDown,
         description: "next smaller K",
         hint: "K down",
-        scope: Scope::Global,
+        scope: Scope::Panes(NOT_SCATTER),
         footer: &[Pane::Metrics],
     },
     Binding {
@@ -216,6 +279,56 @@ pub const BINDINGS: &[Binding] = &[
         hint: "type K",
         scope: Scope::Global,
         footer: &[Pane::Metrics],
+    },
+    Binding {
+        keys: &[Key::Char('+'), Key::Char('=')],
+        label: "+/=",
+        action: Action::ZoomIn,
+        description: "scatter: zoom in around the picked point",
+        hint: "zoom",
+        scope: Scope::Panes(SCATTER),
+        footer: SCATTER,
+    },
+    Binding {
+        keys: &[Key::Char('-')],
+        label: "-",
+        action: Action::ZoomOut,
+        description: "scatter: zoom out",
+        hint: "out",
+        scope: Scope::Panes(SCATTER),
+        footer: SCATTER,
+    },
+    Binding {
+        keys: &[
+            Key::Shift(KeyCode::Left),
+            Key::Shift(KeyCode::Right),
+            Key::Shift(KeyCode::Up),
+            Key::Shift(KeyCode::Down),
+        ],
+        label: "S-arrows",
+        action: Action::Pan { dx: 0, dy: 0 },
+        description: "scatter: pan the view",
+        hint: "pan",
+        scope: Scope::Panes(SCATTER),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('0')],
+        label: "0",
+        action: Action::ResetView,
+        description: "scatter: show every point again",
+        hint: "all",
+        scope: Scope::Panes(SCATTER),
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('c')],
+        label: "c",
+        action: Action::CycleColour,
+        description: "scatter: colour by collision group, first-level code or prefix group",
+        hint: "colour",
+        scope: Scope::Panes(SCATTER),
+        footer: SCATTER,
     },
     Binding {
         keys: &[Key::Char('r')],
@@ -248,7 +361,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Key::Char(']')],
         label: "]",
         action: Action::NextTokenizer,
-        description: "next tokenizer",
+        description: "next tokenizer (in Detail and the item view, following the selected item)",
         hint: "tokenizer",
         scope: Scope::Global,
         footer: ALL,
@@ -389,6 +502,24 @@ pub const BINDINGS: &[Binding] = &[
         footer: NONE,
     },
     Binding {
+        keys: &[Key::Char('g'), Key::Code(KeyCode::Home)],
+        label: "g/Home",
+        action: Action::Top,
+        description: "to the first line",
+        hint: "top",
+        scope: Scope::Help,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('G'), Key::Code(KeyCode::End)],
+        label: "G/End",
+        action: Action::Bottom,
+        description: "to the last line",
+        hint: "bottom",
+        scope: Scope::Help,
+        footer: NONE,
+    },
+    Binding {
         keys: &[
             Key::Code(KeyCode::Esc),
             Key::Char('?'),
@@ -411,6 +542,129 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Help,
         footer: NONE,
     },
+    Binding {
+        keys: &[Key::Code(KeyCode::Up), Key::Char('k')],
+        label: "↑/k",
+        action: Action::Up,
+        description: "scroll up",
+        hint: "scroll",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::Down), Key::Char('j')],
+        label: "↓/j",
+        action: Action::Down,
+        description: "scroll down",
+        hint: "scroll",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::PageUp), Key::Ctrl('b')],
+        label: "PgUp/C-b",
+        action: Action::PageUp,
+        description: "page up",
+        hint: "page",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::PageDown), Key::Ctrl('f')],
+        label: "PgDn/C-f",
+        action: Action::PageDown,
+        description: "page down",
+        hint: "page",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('g'), Key::Code(KeyCode::Home)],
+        label: "g/Home",
+        action: Action::Top,
+        description: "to the first line",
+        hint: "top",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('G'), Key::Code(KeyCode::End)],
+        label: "G/End",
+        action: Action::Bottom,
+        description: "to the last line",
+        hint: "bottom",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[
+            Key::Char('<'),
+            Key::Char(','),
+            Key::Code(KeyCode::Left),
+            Key::Char('h'),
+        ],
+        label: "←/h/<",
+        action: Action::PrevMember,
+        description: "previous item of the group",
+        hint: "prev",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[
+            Key::Char('>'),
+            Key::Char('.'),
+            Key::Code(KeyCode::Right),
+            Key::Char('l'),
+        ],
+        label: "→/l/>",
+        action: Action::NextMember,
+        description: "next item of the group",
+        hint: "next item",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('[')],
+        label: "[",
+        action: Action::PrevTokenizer,
+        description: "previous tokenizer, keeping the item",
+        hint: "tokenizer",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char(']')],
+        label: "]",
+        action: Action::NextTokenizer,
+        description: "next tokenizer, keeping the item",
+        hint: "tokenizer",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[
+            Key::Code(KeyCode::Esc),
+            Key::Char('i'),
+            Key::Char('q'),
+            Key::Code(KeyCode::Enter),
+        ],
+        label: "Esc/i/q",
+        action: Action::CloseItem,
+        description: "close the item view",
+        hint: "close",
+        scope: Scope::Item,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Ctrl('c')],
+        label: "C-c",
+        action: Action::Quit,
+        description: "quit",
+        hint: "quit",
+        scope: Scope::Item,
+        footer: NONE,
+    },
 ];
 
 /// What mouse input does, for the help overlay (mouse events are not keys, so they are not in
@@ -418,9 +672,12 @@ pub const BINDINGS: &[Binding] = &[
 pub const MOUSE_HELP: &[(&str, &str)] = &[
     (
         "click",
-        "select a row, focus a pane, pick a tab or a tokenizer",
+        "select a row, focus a pane, pick a tab or a tokenizer; in the scatter, pick the nearest point",
     ),
-    ("wheel", "scroll the pane under the pointer"),
+    (
+        "wheel",
+        "scroll the pane under the pointer; over the scatter, zoom in or out",
+    ),
 ];
 
 impl Binding {
@@ -428,7 +685,9 @@ impl Binding {
         match (self.scope, mode) {
             (Scope::Global, InputMode::Normal) => true,
             (Scope::Panes(panes), InputMode::Normal) => panes.contains(&focus),
-            (Scope::Typing, InputMode::Typing) | (Scope::Help, InputMode::Help) => true,
+            (Scope::Typing, InputMode::Typing)
+            | (Scope::Help, InputMode::Help)
+            | (Scope::Item, InputMode::Item) => true,
             _ => false,
         }
     }
@@ -436,7 +695,20 @@ impl Binding {
     fn action_for(&self, key: &KeyEvent) -> Option<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        let arrow = matches!(
+            key.code,
+            KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down
+        );
         self.keys.iter().find_map(|k| match (*k, key.code) {
+            (Key::Shift(code), got) if shift && code == got => Some(match (self.action, got) {
+                (Action::Pan { .. }, KeyCode::Left) => Action::Pan { dx: -1, dy: 0 },
+                (Action::Pan { .. }, KeyCode::Right) => Action::Pan { dx: 1, dy: 0 },
+                (Action::Pan { .. }, KeyCode::Up) => Action::Pan { dx: 0, dy: 1 },
+                (Action::Pan { .. }, KeyCode::Down) => Action::Pan { dx: 0, dy: -1 },
+                (action, _) => action,
+            }),
+            (Key::Code(_), _) if shift && arrow => None,
             (Key::Char(c), KeyCode::Char(got)) if !ctrl && !alt && got == c => Some(self.action),
             (Key::Ctrl(c), KeyCode::Char(got)) if ctrl && got.eq_ignore_ascii_case(&c) => {
                 Some(self.action)
@@ -483,11 +755,18 @@ pub fn footer(mode: InputMode, focus: Pane) -> Vec<(&'static str, &'static str)>
             .filter(|b| b.scope == Scope::Typing && b.keys[0] != Key::AnyChar)
             .map(|b| (b.label, b.hint))
             .collect(),
-        InputMode::Help => BINDINGS
-            .iter()
-            .filter(|b| b.scope == Scope::Help)
-            .map(|b| (b.label, b.hint))
-            .collect(),
+        InputMode::Help | InputMode::Item => {
+            let scope = if mode == InputMode::Help {
+                Scope::Help
+            } else {
+                Scope::Item
+            };
+            BINDINGS
+                .iter()
+                .filter(|b| b.scope == scope)
+                .map(|b| (b.label, b.hint))
+                .collect()
+        }
         InputMode::Normal => {
             let mut hints: Vec<_> = BINDINGS
                 .iter()
@@ -514,6 +793,7 @@ pub fn help_sections() -> Vec<(&'static str, Vec<&'static Binding>)> {
             pick(&|b| b.scope == Scope::Global || matches!(b.scope, Scope::Panes(_))),
         ),
         ("While typing", pick(&|b| b.scope == Scope::Typing)),
+        ("In the item view", pick(&|b| b.scope == Scope::Item)),
         ("In this help", pick(&|b| b.scope == Scope::Help)),
     ]
 }
@@ -534,16 +814,22 @@ mod tests {
                 Scope::Panes(p) => (InputMode::Normal, p[0]),
                 Scope::Typing => (InputMode::Typing, Pane::Groups),
                 Scope::Help => (InputMode::Help, Pane::Groups),
+                Scope::Item => (InputMode::Item, Pane::Groups),
             };
             for k in b.keys {
                 let ev = match *k {
                     Key::Char(c) => press(KeyCode::Char(c)),
                     Key::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
                     Key::Code(c) => press(c),
+                    Key::Shift(c) => KeyEvent::new(c, KeyModifiers::SHIFT),
                     Key::Digit => press(KeyCode::Char('3')),
                     Key::AnyChar => press(KeyCode::Char('x')),
                 };
                 let expected = match *k {
+                    Key::Shift(KeyCode::Left) => Action::Pan { dx: -1, dy: 0 },
+                    Key::Shift(KeyCode::Right) => Action::Pan { dx: 1, dy: 0 },
+                    Key::Shift(KeyCode::Up) => Action::Pan { dx: 0, dy: 1 },
+                    Key::Shift(KeyCode::Down) => Action::Pan { dx: 0, dy: -1 },
                     Key::Digit => Action::SelectTokenizer(2),
                     Key::AnyChar => Action::Input('x'),
                     _ => b.action,
@@ -561,7 +847,12 @@ mod tests {
 
     #[test]
     fn no_two_bindings_claim_one_key_in_one_place() {
-        for mode in [InputMode::Normal, InputMode::Typing, InputMode::Help] {
+        for mode in [
+            InputMode::Normal,
+            InputMode::Typing,
+            InputMode::Help,
+            InputMode::Item,
+        ] {
             for focus in Pane::ALL {
                 let mut seen = Vec::new();
                 for b in BINDINGS.iter().filter(|b| b.applies(mode, focus)) {
@@ -614,6 +905,10 @@ mod tests {
         assert_eq!(groups.last(), Some(&("q", "quit")));
         let metrics = footer(InputMode::Normal, Pane::Metrics);
         assert!(metrics.contains(&("+/=", "K up")));
-        assert!(!metrics.contains(&("s", "sort")));
+        assert!(
+            metrics.contains(&("s", "sort")),
+            "s sorts the metrics there"
+        );
+        assert!(!metrics.contains(&("m", "min size")));
     }
 }

@@ -60,6 +60,9 @@ pub const BETA_BEAMS: &str = r#"[
   {"beam_sids": ["<a_5><b_0><c_0><d_0>", "<a_6><b_0><c_0><d_0>"], "target": "<a_4><b_0><c_0><d_0>", "target_item": "9"}
 ]"#;
 
+/// Item 0's description, long enough to wrap in the item view.
+pub const DESCRIPTION: &str = "A quiet FDM printer for home, school and workshop. Comes 95 % assembled, ready to print in 15 minutes. Removable magnetic PEI build plate: flex it and the print pops off.";
+
 /// Item titles, brands and categories.
 pub fn texts() -> ItemTexts {
     let titles = [
@@ -95,7 +98,12 @@ pub fn texts() -> ItemTexts {
                 title: Some(t.to_string()),
                 brand: Some(b.to_string()),
                 categories: Some(c.to_string()),
-                description: None,
+                description: (i == 0).then(|| DESCRIPTION.to_string()),
+                other: if i == 0 {
+                    vec![("colour".into(), "graphite".into())]
+                } else {
+                    Vec::new()
+                },
             },
         )
     }))
@@ -122,9 +130,13 @@ pub fn write_files(dir: &Path) -> Sources {
         .map(|i| {
             let t = texts();
             let info = t.get(&i.to_string()).unwrap();
-            let value = serde_json::json!({
-                "title": info.title, "brand": info.brand, "categories": info.categories
+            let mut value = serde_json::json!({
+                "title": info.title, "brand": info.brand, "categories": info.categories,
+                "description": info.description
             });
+            for (name, text) in &info.other {
+                value[name] = serde_json::Value::String(text.clone());
+            }
             (i.to_string(), value)
         })
         .collect();

@@ -1,5 +1,7 @@
-//! The selected group: its SID, its items (id, title, brand, categories) and its prefix
-//! group's reassignment table.
+//! The selected group: its SID, its items (id, title, brand, categories; identical titles
+//! flagged), what a `*_zcr` sibling did to it, and its prefix group's reassignment table, with
+//! the verdict (who moves, totals, saving, caveats) pinned under the scrolling text. Text is
+//! wrapped here, so scrolling counts screen lines exactly.
 
 use crate::report::groups::GroupRow;
 use crate::report::{self, Align, Table, reassign};
@@ -8,12 +10,19 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
+
+use std::collections::HashMap;
+
+use crate::item_view::{self, Tokenized};
 
 use super::super::app::{App, Slot};
 use super::super::data::{PrefixEntry, TokenizerData, prefix_key};
 use super::super::layout::{self, Pane};
-use super::{message, pad, pane_block, progress_text, slot_lines, table, thousands};
+use super::{
+    cut_apart, fit_middle, message, pad, pane_block, progress_text, slot_lines, table, thousands,
+    wrap,
+};
 
 /// Draws the detail of the selected group.
 pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
@@ -23,8 +32,8 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         message(frame, block, rect, vec![Line::raw("no tokenizer given")]);
         return;
     };
-    let data = match &tokenizer.data {
-        Slot::Ready(data) => data,
+    match &tokenizer.data {
+        Slot::Ready(_) => {}
         other => {
             let block = pane_block(app, Pane::Detail, vec![]);
             let lines = slot_lines(other, "the index", theme).unwrap_or_default();
@@ -42,22 +51,125 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         format!("· group #{} of {}", row.rank, tokenizer.name()),
         theme.dim(),
     )];
-    let block = pane_block(app, Pane::Detail, title);
     let inner = layout::inner(rect);
-    let lines = lines(app, data, row, inner.width as usize);
-    let scroll = tokenizer
-        .detail_scroll
-        .min(lines.len().saturating_sub(inner.height as usize))
-        .min(u16::MAX as usize) as u16;
-    let paragraph = Paragraph::new(lines)
-        .block(block)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0));
-    frame.render_widget(paragraph, rect);
+    let Some(view) = view(app, inner) else {
+        return;
+    };
+    let scroll = tokenizer.detail_scroll.min(view.max_scroll());
+    let mut title = title;
+    if view.max_scroll() > 0 {
+        let last = (scroll + view.height).min(view.body.len());
+        title.push(Span::styled(
+            format!(" · lines {}–{last} of {}", scroll + 1, view.body.len()),
+            theme.dim(),
+        ));
+    }
+    frame.render_widget(pane_block(app, Pane::Detail, title), rect);
+    let body = Rect::new(inner.x, inner.y, inner.width, view.height as u16);
+    let shown: Vec<Line> = view
+        .body
+        .into_iter()
+        .skip(scroll)
+        .take(view.height)
+        .collect();
+    frame.render_widget(Paragraph::new(shown), body);
+    if !view.pinned.is_empty() {
+        let pinned = Rect::new(
+            inner.x,
+            body.bottom(),
+            inner.width,
+            inner.height - view.height as u16,
+        );
+        frame.render_widget(Paragraph::new(view.pinned), pinned);
+    }
 }
 
-/// Every line of the detail pane, before scrolling.
-pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
+/// The detail pane laid out for an inside area: wrapped lines that scroll, the verdict pinned
+/// under them (empty when everything fits or the pane is too short to pin), and how many body
+/// lines show.
+#[derive(Debug)]
+pub struct DetailView {
+    /// The scrolling lines, one per screen line.
+    pub body: Vec<Line<'static>>,
+    /// The pinned lines under them, a rule first.
+    pub pinned: Vec<Line<'static>>,
+    /// Body lines that show at once.
+    pub height: usize,
+    /// Body line where the `*_zcr` sibling's section starts, when there is one.
+    pub zcr_at: Option<usize>,
+}
+
+impl DetailView {
+    /// The largest useful scroll: the last body line at the bottom of the view.
+    pub fn max_scroll(&self) -> usize {
+        self.body.len().saturating_sub(self.height)
+    }
+}
+
+/// Fewest body lines left above a pinned verdict; shorter panes scroll the verdict too.
+const MIN_BODY_LINES: usize = 4;
+
+/// The detail pane for the selected group, laid out in `inner`.
+pub fn view(app: &App, inner: Rect) -> Option<DetailView> {
+    let data = app.data()?;
+    let row = app.selected_row()?;
+    let width = inner.width as usize;
+    let height = inner.height as usize;
+    let parts = lines(app, data, row, width);
+    let zcr_at = parts
+        .zcr_at
+        .map(|at| wrap::wrap_all(&parts.body[..at], width).len());
+    let mut body = wrap::wrap_all(&parts.body, width);
+    let verdict = wrap::wrap_all(&parts.verdict, width);
+    let fits = body.len() + verdict.len() <= height;
+    if fits || verdict.is_empty() || height < verdict.len() + 1 + MIN_BODY_LINES {
+        body.extend(verdict);
+        return Some(DetailView {
+            body,
+            pinned: Vec::new(),
+            height,
+            zcr_at,
+        });
+    }
+    let mut pinned = vec![Line::styled("─".repeat(width), app.theme.border())];
+    pinned.extend(verdict);
+    Some(DetailView {
+        body,
+        height: height - pinned.len(),
+        pinned,
+        zcr_at,
+    })
+}
+
+/// The detail pane's inside area, when it is on screen.
+fn inner_area(app: &App) -> Option<Rect> {
+    app.layout().pane(Pane::Detail).map(layout::inner)
+}
+
+/// The largest scroll of the detail pane as it is on screen now (0 when hidden).
+pub fn max_scroll(app: &App) -> usize {
+    inner_area(app)
+        .and_then(|inner| view(app, inner))
+        .map_or(0, |v| v.max_scroll())
+}
+
+/// The body line where the `*_zcr` sibling's section starts, as the pane is on screen.
+pub fn zcr_section_line(app: &App) -> Option<usize> {
+    view(app, inner_area(app)?)?.zcr_at
+}
+
+/// The detail's text before wrapping: what scrolls, and the verdict.
+pub struct Parts {
+    /// Everything but the verdict.
+    pub body: Vec<Line<'static>>,
+    /// Who moves, the totals and saving, and caveats about the costs.
+    pub verdict: Vec<Line<'static>>,
+    /// Line of `body` where the `*_zcr` sibling's section starts.
+    pub zcr_at: Option<usize>,
+}
+
+/// Every line of the detail pane, before wrapping and scrolling.
+pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> Parts {
     let theme = &app.theme;
     let collisions = &data.collisions;
     let prefix = collisions.prefix_of_group(row.group);
@@ -94,57 +206,7 @@ pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> V
         ]),
         Line::raw(""),
     ];
-    let texts = app.items.ready();
-    let id_width = row
-        .items
-        .iter()
-        .map(|i| i.id.len())
-        .max()
-        .unwrap_or(2)
-        .max(2);
-    let rest = width.saturating_sub(id_width + 1);
-    let (title_w, brand_w) = if rest >= 60 {
-        (rest * 5 / 10, rest * 2 / 10)
-    } else {
-        (rest, 0)
-    };
-    let cat_w = rest.saturating_sub(title_w + brand_w + 2);
-    let mut header = vec![
-        Span::styled(pad("id", id_width) + " ", theme.header()),
-        Span::styled(pad("title", title_w), theme.header()),
-    ];
-    if brand_w > 0 {
-        header.push(Span::styled(
-            " ".to_string() + &pad("brand", brand_w),
-            theme.header(),
-        ));
-        header.push(Span::styled(
-            " ".to_string() + &pad("categories", cat_w),
-            theme.header(),
-        ));
-    }
-    out.push(Line::from(header));
-    for item in &row.items {
-        let info = texts.and_then(|t| t.get(&item.id));
-        let title = item.title.clone().unwrap_or_else(|| "—".into());
-        let mut spans = vec![
-            Span::raw(pad(&item.id, id_width) + " "),
-            Span::raw(pad(&title, title_w)),
-        ];
-        if brand_w > 0 {
-            let brand = info.and_then(|i| i.brand.clone()).unwrap_or_default();
-            let cats = info.and_then(|i| i.categories.clone()).unwrap_or_default();
-            spans.push(Span::styled(
-                " ".to_string() + &pad(&brand, brand_w),
-                theme.dim(),
-            ));
-            spans.push(Span::styled(
-                " ".to_string() + &pad(&cats, cat_w),
-                theme.dim(),
-            ));
-        }
-        out.push(Line::from(spans));
-    }
+    out.extend(member_lines(app, row, width));
     if let Slot::Missing(how) | Slot::Failed(how) = &app.items {
         out.push(Line::styled(how.clone(), theme.dim()));
     }
@@ -158,7 +220,223 @@ pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> V
         ),
         theme.header(),
     ));
-    out.extend(reassign_lines(app, row, width));
+    let zcr = zcr_lines(app, data, row, width);
+    let zcr_at = (!zcr.is_empty()).then(|| out.len() + 1);
+    if !zcr.is_empty() {
+        out.push(Line::raw(""));
+        out.extend(zcr);
+    }
+    let (reassign, verdict) = reassign_lines(app, row, width);
+    out.extend(reassign);
+    Parts {
+        body: out,
+        verdict,
+        zcr_at,
+    }
+}
+
+/// The group's items: id, title, brand and categories (titles cut in the middle, where
+/// near-identical titles differ), the selected item marked `›`, identical titles marked `=`.
+fn member_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let texts = app.items.ready();
+    let member = app.tokenizer().map_or(0, |t| t.member);
+    let key = |t: &Option<String>| t.as_deref().map(|t| t.trim().to_lowercase());
+    let mut same: HashMap<String, usize> = HashMap::new();
+    for item in &row.items {
+        if let Some(k) = key(&item.title) {
+            *same.entry(k).or_default() += 1;
+        }
+    }
+    let id_width = row
+        .items
+        .iter()
+        .map(|i| i.id.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let rest = width.saturating_sub(id_width + 3);
+    let (title_w, brand_w) = if rest >= 60 {
+        (rest * 5 / 10, rest * 2 / 10)
+    } else {
+        (rest, 0)
+    };
+    let cat_w = rest.saturating_sub(title_w + brand_w + 2);
+    let mut header = vec![
+        Span::styled(
+            "  ".to_string() + &pad("id", id_width) + " ",
+            theme.header(),
+        ),
+        Span::styled(pad("title", title_w), theme.header()),
+    ];
+    if brand_w > 0 {
+        header.push(Span::styled(
+            " ".to_string() + &pad("brand", brand_w),
+            theme.header(),
+        ));
+        header.push(Span::styled(
+            " ".to_string() + &pad("categories", cat_w),
+            theme.header(),
+        ));
+    }
+    let mut out = vec![Line::from(header)];
+    let titles: Vec<&str> = row
+        .items
+        .iter()
+        .map(|i| i.title.as_deref().unwrap_or("—"))
+        .collect();
+    let titles = cut_apart(&titles, title_w);
+    for (n, item) in row.items.iter().enumerate() {
+        let info = texts.and_then(|t| t.get(&item.id));
+        let twin = key(&item.title).is_some_and(|k| same[&k] > 1);
+        let marker = match (n == member, twin) {
+            (true, true) => "›=",
+            (true, false) => "› ",
+            (false, true) => " =",
+            (false, false) => "  ",
+        };
+        let mut spans = vec![
+            Span::raw(format!("{marker}{} ", pad(&item.id, id_width))),
+            Span::raw(pad(&titles[n], title_w)),
+        ];
+        if brand_w > 0 {
+            let brand = info.and_then(|i| i.brand.clone()).unwrap_or_default();
+            let cats = info.and_then(|i| i.categories.clone()).unwrap_or_default();
+            spans.push(Span::styled(
+                " ".to_string() + &pad(&brand, brand_w),
+                theme.dim(),
+            ));
+            spans.push(Span::styled(
+                " ".to_string() + &pad(&cats, cat_w),
+                theme.dim(),
+            ));
+        }
+        let line = Line::from(spans);
+        out.push(if n == member && app.focus == Pane::Detail {
+            line.style(theme.selected())
+        } else {
+            line
+        });
+    }
+    let mut twins: Vec<(&String, &usize)> = same.iter().filter(|(_, n)| **n > 1).collect();
+    twins.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (title, n) in twins {
+        let shown = row
+            .items
+            .iter()
+            .find_map(|i| {
+                i.title
+                    .clone()
+                    .filter(|t| &t.trim().to_lowercase() == title)
+            })
+            .unwrap_or_default();
+        out.push(Line::styled(
+            format!(
+                "= {n} items have the same title “{}”: the same text, so sharing a SID is no tokenizer fault",
+                fit_middle(&shown, 40)
+            ),
+            theme.warn(),
+        ));
+    }
+    out.push(Line::styled(
+        "› the selected item: </> picks another, i shows all its text and every tokenizer",
+        theme.dim(),
+    ));
+    out
+}
+
+/// What the `*_zcr` sibling of the tokenizer shown did to the group: each item's last code
+/// there (kept or moved) and the size of its group there; empty without a loaded sibling.
+fn zcr_lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let Some(t) = app.tokenizer() else {
+        return Vec::new();
+    };
+    let Some(zcr_name) = item_view::zcr_of(t.name()) else {
+        return Vec::new();
+    };
+    let Some(zcr) = app.tokenizers.iter().find(|x| x.name() == zcr_name) else {
+        return Vec::new();
+    };
+    let mut out = vec![Line::styled(
+        format!("What {zcr_name} did to this group (z jumps here)"),
+        theme.header(),
+    )];
+    let Some(zdata) = zcr.data.ready() else {
+        out.push(Line::styled(
+            format!("{zcr_name} is not loaded yet"),
+            theme.dim(),
+        ));
+        return out;
+    };
+    let tokenizers = [
+        Tokenized {
+            name: t.name(),
+            index: &data.index,
+            collisions: &data.collisions,
+        },
+        Tokenized {
+            name: zcr.name(),
+            index: &zdata.index,
+            collisions: &zdata.collisions,
+        },
+    ];
+    let mut table = Table::new(&[
+        ("id", Align::Left),
+        ("last code", Align::Left),
+        ("group there", Align::Left),
+        ("title", Align::Left),
+    ]);
+    let (mut kept, mut moved) = (0, 0);
+    for item in &row.items {
+        let seen = item_view::across(&item.id, &tokenizers);
+        let Some(there) = seen.variants.iter().find(|v| v.name == zcr_name) else {
+            table.push(vec![
+                item.id.clone(),
+                "not in it".into(),
+                String::new(),
+                String::new(),
+            ]);
+            continue;
+        };
+        let change = report::item::last_code_text(&seen, there);
+        if change.starts_with("kept") {
+            kept += 1;
+        } else if change.starts_with("moved") {
+            moved += 1;
+        }
+        let group = if there.group_size == 1 {
+            "alone".to_string()
+        } else {
+            format!("{} items", there.group_size)
+        };
+        table.push(vec![
+            item.id.clone(),
+            change,
+            group,
+            item.title.clone().unwrap_or_default(),
+        ]);
+    }
+    let headers = table.headers.clone();
+    match table::widths(&table, &headers, width) {
+        Some(w) => out.extend(table::lines(
+            &table,
+            &headers,
+            &w,
+            width,
+            theme.header(),
+            |_| theme.text(),
+        )),
+        None => out.push(Line::styled(
+            "(the pane is too narrow for the table)",
+            theme.dim(),
+        )),
+    }
+    out.push(Line::styled(
+        format!("{kept} kept their last code, {moved} moved"),
+        theme.dim(),
+    ));
+    out.push(Line::raw(""));
     out
 }
 
@@ -191,24 +469,32 @@ fn credit_lines(app: &App, row: &GroupRow) -> Vec<Line<'static>> {
 }
 
 /// The prefix group's reassignment: the `sidlens zcr --groups` rows for it (who keeps which
-/// code under ZCR and greedy, ΔD), the group's items marked, and the saving.
-fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>> {
+/// code under ZCR and greedy, ΔD) with the group's items marked; and the verdict (who moves,
+/// totals, saving, caveats), which the pane pins.
+fn reassign_lines(
+    app: &App,
+    row: &GroupRow,
+    width: usize,
+) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let theme = &app.theme;
     let Some(t) = app.tokenizer() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let re = match &t.reassign {
         Slot::Ready(re) => re,
         Slot::Loading(p) => {
             let text = format!("planning ZCR and greedy: {}", progress_text(p.as_ref()));
-            return vec![Line::styled(text, theme.dim())];
+            return (Vec::new(), vec![Line::styled(text, theme.dim())]);
         }
-        Slot::Missing(why) => return vec![Line::styled(why.clone(), theme.dim())],
+        Slot::Missing(why) => return (Vec::new(), vec![Line::styled(why.clone(), theme.dim())]),
         Slot::Failed(e) => {
-            return vec![
-                Line::styled("could not plan the reassignment:", theme.error()),
-                Line::raw(e.clone()),
-            ];
+            return (
+                Vec::new(),
+                vec![
+                    Line::styled("could not plan the reassignment:", theme.error()),
+                    Line::raw(e.clone()),
+                ],
+            );
         }
     };
     let key = prefix_key(&row.codes);
@@ -216,16 +502,12 @@ fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>>
         Some(PrefixEntry::Row(i)) => &re.rows[i],
         Some(PrefixEntry::Skipped(i)) => {
             let s = &re.skipped[i];
-            return vec![Line::styled(
-                format!("left unchanged: {}", s.message),
-                theme.warn(),
-            )];
+            let text = format!("left unchanged: {}", s.message);
+            return (Vec::new(), vec![Line::styled(text, theme.warn())]);
         }
         None => {
-            return vec![Line::styled(
-                "no collision in this prefix group",
-                theme.dim(),
-            )];
+            let text = "no collision in this prefix group";
+            return (Vec::new(), vec![Line::styled(text, theme.dim())]);
         }
     };
     let library = reassign::groups_table(std::slice::from_ref(reassign_row));
@@ -268,6 +550,7 @@ fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>>
         "▸ items of the selected group; the others share its prefix",
         theme.dim(),
     ));
+    let mut verdict = Vec::new();
     let summary = match (reassign_row.optimal_total, reassign_row.greedy_total) {
         (Some(opt), Some(gre)) => {
             let saving = gre - opt;
@@ -304,14 +587,23 @@ fn reassign_lines(app: &App, row: &GroupRow, width: usize) -> Vec<Line<'static>>
             theme.dim(),
         ),
     };
-    out.push(summary);
+    verdict.push(summary);
     if re.plan.summary.codebook_estimated {
-        out.push(Line::styled(
+        verdict.push(Line::styled(
             "codebooks estimated from the latents (mean residual per code)",
             theme.dim(),
         ));
     }
-    out
+    if re.plan.summary.with_vectors
+        && t.source.latents.is_some()
+        && t.source.latents == app.embeddings
+    {
+        verdict.push(Line::styled(
+            "latents: the dataset's item embeddings, not this tokenizer's own encoder outputs",
+            theme.dim(),
+        ));
+    }
+    (out, verdict)
 }
 
 /// Codes as `127 244 179 206`, the form `/` also searches.

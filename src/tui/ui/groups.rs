@@ -14,7 +14,7 @@ use super::super::app::{App, Slot, visible_offset};
 use super::super::data::prefix_key;
 use super::super::layout::{self, Pane};
 use super::detail::codes_text;
-use super::{fit, message, pad, pad_left, pane_block, slot_lines, thousands};
+use super::{cut_apart, fit, message, pad, pad_left, pane_block, slot_lines, thousands};
 
 /// A column of the list.
 struct Column {
@@ -139,16 +139,26 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
             .collect::<Vec<_>>(),
     ));
     let matches: &[usize] = app.search.as_ref().map_or(&[], |s| &s.matches);
+    let firsts: Vec<String> = visible
+        .iter()
+        .map(|row| {
+            row.items
+                .first()
+                .map(|item| match &item.title {
+                    Some(t) => t.clone(),
+                    None => format!("item {}", item.id),
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let first_width = columns.last().map_or(0, |c| c.width);
+    let firsts = cut_apart(
+        &firsts.iter().map(String::as_str).collect::<Vec<_>>(),
+        first_width,
+    );
     for (i, row) in visible.iter().enumerate() {
         let position = offset + i;
-        let first = row
-            .items
-            .first()
-            .map(|item| match &item.title {
-                Some(t) => t.clone(),
-                None => format!("item {}", item.id),
-            })
-            .unwrap_or_default();
+        let first = firsts[i].clone();
         let mut cells = vec![row.rank.to_string(), row.size.to_string(), sid_text(row)];
         cells.extend(extra_cells[i].iter().cloned());
         cells.push(first);
@@ -184,11 +194,11 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
     let wide = width >= 110;
     if let Slot::Ready(m) = &t.metrics {
         let k = app.k;
+        out.push((
+            "gen".into(),
+            Box::new(move |r: &GroupRow| m.generated(r.group).to_string()),
+        ));
         if wide {
-            out.push((
-                "gen".into(),
-                Box::new(move |r: &GroupRow| m.generated(r.group).to_string()),
-            ));
             out.push((
                 format!("Hit@{k}"),
                 Box::new(move |r: &GroupRow| {
@@ -248,7 +258,6 @@ fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
     out
 }
 
-/// A sum of per-user credit, 2 decimals (integers stay short).
 /// A credit (a sum of per-user values) with 2 decimals, so a column lines up.
 fn credit(v: f64) -> String {
     format!("{v:.2}")

@@ -1,50 +1,49 @@
-//! The `?` overlay: every key, generated from the key table the dispatcher and footer use.
+//! The `?` overlay: every key, generated from the key table the dispatcher and footer use, and
+//! what the columns and marks mean. Lines are wrapped here with a hanging indent, so a long
+//! description stays in its column and scrolling counts screen lines exactly.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use super::super::app::App;
 use super::super::keys;
-use super::pad;
+use super::{pad, wrap};
 
-/// Every line of the help, before scrolling.
-pub fn lines(app: &App) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let key_w = keys::BINDINGS
-        .iter()
-        .map(|b| b.label.chars().count())
-        .max()
-        .unwrap_or(4)
-        + 2;
-    let mut out = Vec::new();
-    for (title, bindings) in keys::help_sections() {
-        out.push(Line::styled(title, theme.header()));
-        for b in bindings {
-            out.push(Line::from(vec![
-                Span::styled(format!("  {}", pad(b.label, key_w)), theme.key()),
-                Span::raw(b.description),
-            ]));
-        }
-        out.push(Line::raw(""));
-    }
-    out.push(Line::styled("Mouse", theme.header()));
-    for (what, does) in keys::MOUSE_HELP {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {}", pad(what, key_w)), theme.key()),
-            Span::raw(*does),
-        ]));
-    }
-    out
-}
+/// What the columns and marks the panes show mean (the same words show on selection).
+pub const LEGEND: &[(&str, &str)] = &[
+    (
+        "over",
+        "Groups: SID-level credit beyond item-level credit at K (ΣHit − ΣItemHit of the users whose target is in the group): what the collision inflates",
+    ),
+    (
+        "gen",
+        "Groups: how many users' beam lists contain the group's SID",
+    ),
+    (
+        "saving",
+        "Groups: greedy ΔD − ZCR ΔD in the group's prefix group: the embedding distortion ZCR avoids",
+    ),
+    (
+        "ΔD",
+        "Detail: squared distance to the new last codeword minus to the native one",
+    ),
+    (
+        "⇅",
+        "Metrics: a rank flip: this tokenizer's order against another by Hit@K is the reverse of their order by ItemHit@K",
+    ),
+    (
+        "›  =",
+        "Detail: the selected item; items with the same title",
+    ),
+];
 
-/// Draws the overlay centred over `area`.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let lines = lines(app);
+/// The overlay's rectangle over `area`, and its inside width.
+fn geometry(app: &App, area: Rect) -> (Rect, usize) {
     let width = area.width.saturating_sub(4).min(96);
     let inner = width.saturating_sub(2).max(1) as usize;
-    let wrapped: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let wrapped = lines(app, inner).len();
     let height = area.height.saturating_sub(2).min(wrapped as u16 + 2);
     let rect = Rect::new(
         area.x + (area.width - width) / 2,
@@ -52,22 +51,72 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         width,
         height,
     );
-    let visible = height.saturating_sub(2) as usize;
-    let scroll = app
-        .help_scroll
-        .min(wrapped.saturating_sub(visible))
-        .min(u16::MAX as usize) as u16;
+    (rect, inner)
+}
+
+/// Every line of the help wrapped to `width`, before scrolling.
+pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let key_w = keys::BINDINGS
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(4)
+        + 2;
+    let entry = |what: &str, does: &str| {
+        let line = Line::from(vec![
+            Span::styled(format!("  {}", pad(what, key_w)), theme.key()),
+            Span::raw(does.to_string()),
+        ]);
+        wrap::wrap(&line, width, key_w + 2)
+    };
+    let mut out = Vec::new();
+    for (title, bindings) in keys::help_sections() {
+        out.push(Line::styled(title, theme.header()));
+        for b in bindings {
+            out.extend(entry(b.label, b.description));
+        }
+        out.push(Line::raw(""));
+    }
+    out.push(Line::styled("Mouse", theme.header()));
+    for (what, does) in keys::MOUSE_HELP {
+        out.extend(entry(what, does));
+    }
+    out.push(Line::raw(""));
+    out.push(Line::styled("Columns and marks", theme.header()));
+    for (what, does) in LEGEND {
+        out.extend(entry(what, does));
+    }
+    out
+}
+
+/// The largest scroll of the overlay on the current terminal.
+pub fn max_scroll(app: &App) -> usize {
+    let (rect, inner) = geometry(app, app.area);
+    lines(app, inner)
+        .len()
+        .saturating_sub(rect.height.saturating_sub(2) as usize)
+}
+
+/// Draws the overlay centred over `area`.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let (rect, inner) = geometry(app, area);
+    let lines = lines(app, inner);
+    let visible = rect.height.saturating_sub(2) as usize;
+    let scroll = app.help_scroll.min(lines.len().saturating_sub(visible));
     let block = Block::bordered()
         .border_type(BorderType::Thick)
         .border_style(app.theme.focus_border())
         .title(Line::styled(
-            " Keys (Esc closes, ↑↓ scroll) ",
+            format!(
+                " Keys (Esc closes, ↑↓ scroll) · {}–{} of {} ",
+                scroll + 1,
+                (scroll + visible).min(lines.len()),
+                lines.len()
+            ),
             app.theme.header(),
         ));
     frame.render_widget(Clear, rect);
-    let help = Paragraph::new(lines)
-        .block(block)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0));
-    frame.render_widget(help, rect);
+    let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

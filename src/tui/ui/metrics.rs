@@ -53,7 +53,11 @@ fn build(app: &App) -> Table {
     }
     let refs: Vec<(&str, Align)> = columns.iter().map(|(h, a)| (h.as_str(), *a)).collect();
     let mut out = Table::new(&refs);
-    for t in &app.tokenizers {
+    if let (Some((column, descending)), Some(_)) = (app.metrics_sort, &library) {
+        let header = &mut out.headers[column + 1];
+        header.push(if descending { '▼' } else { '▲' });
+    }
+    for t in app.metrics_order().into_iter().map(|i| &app.tokenizers[i]) {
         let marker = if flipped.iter().any(|n| n == t.name()) {
             "⇅"
         } else {
@@ -74,6 +78,23 @@ fn build(app: &App) -> Table {
         out.push(cells);
     }
     out
+}
+
+/// Columns' total width with one space between them.
+fn total(widths: &[usize]) -> usize {
+    widths.iter().sum::<usize>() + widths.len().saturating_sub(1)
+}
+
+/// Whether the tokenizer column (the second) keeps at least 12 columns, so cut names still
+/// read; otherwise dropping the NDCG columns is the better trade.
+fn names_readable(t: &Table, widths: &[usize]) -> bool {
+    let longest = t
+        .rows
+        .iter()
+        .map(|r| r[1].chars().count())
+        .max()
+        .unwrap_or(0);
+    widths.get(1).is_some_and(|&w| w >= longest.min(12))
 }
 
 /// A one-cell account of a slot that is not ready.
@@ -98,12 +119,19 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     frame.render_widget(block, rect);
     let width = inner.width as usize;
     let mut t = build(app);
-    let mut headers = t.headers.clone();
-    let mut w = table::widths(&t, &headers, width);
-    if w.is_none() {
-        headers = t.headers.iter().map(|h| short(h)).collect();
-        w = table::widths(&t, &headers, width);
-    }
+    // Whole names with long headers, else whole names with short ones; only then are names
+    // cut (short headers), and last the NDCG columns dropped.
+    let long = t.headers.clone();
+    let shorts: Vec<String> = t.headers.iter().map(|h| short(h)).collect();
+    let uncut = |h: &[String]| table::widths(&t, h, usize::MAX).filter(|w| total(w) <= width);
+    let (mut headers, mut w) = match (uncut(&long), uncut(&shorts)) {
+        (Some(w), _) => (long, Some(w)),
+        (None, Some(w)) => (shorts, Some(w)),
+        (None, None) => {
+            let w = table::widths(&t, &shorts, width).filter(|w| names_readable(&t, w));
+            (shorts, w)
+        }
+    };
     if w.is_none() {
         let keep: Vec<usize> = (0..t.headers.len())
             .filter(|&i| !t.headers[i].contains("NDCG"))
@@ -118,7 +146,8 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         w = table::widths(&t, &headers, width);
     }
     let widths = w.unwrap_or_else(|| t.headers.iter().map(|h| h.len().max(4)).collect());
-    let selected = app.selected;
+    let order = app.metrics_order();
+    let selected = order.iter().position(|&i| i == app.selected).unwrap_or(0);
     let mut lines = table::lines(&t, &headers, &widths, width, theme.header(), |i| {
         if i == selected {
             theme.selected()

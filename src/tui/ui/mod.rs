@@ -4,10 +4,12 @@
 pub mod detail;
 pub mod groups;
 pub mod help;
+pub mod item;
 pub mod metrics;
 pub mod scatter;
 pub mod status;
 pub mod table;
+pub mod wrap;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -40,8 +42,10 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
     status::status_line(app, frame, layout.status);
     status::footer(app, frame, layout.footer);
-    if app.mode == InputMode::Help {
-        help::render(app, frame, area);
+    match app.mode {
+        InputMode::Help => help::render(app, frame, area),
+        InputMode::Item => item::render(app, frame, area),
+        InputMode::Normal | InputMode::Typing => {}
     }
 }
 
@@ -172,6 +176,25 @@ pub fn fit_middle(s: &str, width: usize) -> String {
     }
     tail.reverse();
     format!("{head}…{}", tail.into_iter().collect::<String>())
+}
+
+/// Texts cut to `width` so that different texts stay different where a cut can do it: from
+/// the right when that keeps them apart (`Voxelcraft Mini 3D…`), else in the middle, keeping
+/// the end where near-identical titles differ (`HATCHBOX PLA…1.75mm, Red`).
+pub fn cut_apart(texts: &[&str], width: usize) -> Vec<String> {
+    let distinct = |cut: &[String]| {
+        let mut seen = std::collections::HashMap::new();
+        texts
+            .iter()
+            .zip(cut)
+            .all(|(t, c)| *seen.entry(c.clone()).or_insert(*t) == *t)
+    };
+    let right: Vec<String> = texts.iter().map(|t| fit(t, width)).collect();
+    if distinct(&right) {
+        return right;
+    }
+    let middle: Vec<String> = texts.iter().map(|t| fit_middle(t, width)).collect();
+    if distinct(&middle) { middle } else { right }
 }
 
 /// `s` cut or padded to exactly `width` columns, left-aligned.
