@@ -23,6 +23,7 @@ pub mod seeds;
 pub mod sid;
 pub mod significance;
 pub mod stats;
+pub mod usecase;
 pub mod write;
 
 pub use error::{Error, Result};

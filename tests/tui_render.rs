@@ -151,9 +151,10 @@ fn search_matches_are_marked() {
 /// files, and the screen lists them in that order.
 #[test]
 fn group_rows_agree_with_sidlens_groups() {
+    use sidlens::load::TokenizerFiles;
     use std::sync::mpsc::channel;
     use tui::jobs::{JobEvent, Payload, Request, run};
-    use tui::sources::{Sources, TokenizerSource};
+    use tui::sources::Sources;
 
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("alpha.index.json");
@@ -178,7 +179,7 @@ fn group_rows_agree_with_sidlens_groups() {
 
     let sources = Sources {
         title: "t".into(),
-        tokenizers: vec![TokenizerSource::index_only("alpha", &index)],
+        tokenizers: vec![TokenizerFiles::index_only("alpha", &index)],
         items: Some(items.clone()),
         ..Sources::default()
     };

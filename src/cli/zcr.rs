@@ -4,15 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
-use crate::load::{Codebooks, Latents, SidIndex};
+use crate::load::SidIndex;
 use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
-use crate::reassign::{self, CostModel, Mode, Summary};
-use crate::report::reassign::{self as rows, ReassignRow, SkippedRow};
+use crate::reassign::{self, Mode};
+use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
 use crate::report::text;
 use crate::stats::IndexStats;
+use crate::usecase::plan_reassignment;
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
-use serde::Serialize;
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -66,26 +66,6 @@ impl From<ModeArg> for Mode {
     }
 }
 
-/// What `--json` prints: the contract totals, the skipped groups, and optional extras.
-#[derive(Serialize)]
-struct Output<'a> {
-    #[serde(flatten)]
-    summary: &'a Summary,
-    skipped_groups: Vec<SkippedRow>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    groups: Option<Vec<ReassignRow>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    written: Option<Written>,
-}
-
-/// The files `--out` wrote.
-#[derive(Serialize)]
-struct Written {
-    index: String,
-    sidecar: String,
-    mode: Mode,
-}
-
 /// Runs `sidlens zcr`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let index = SidIndex::load(&args.index, args.codebook_size)?;
@@ -103,18 +83,14 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         ensure_not_input(&sidecar_path(out), &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
-    let cost = match &args.latents {
-        None => None,
-        Some(path) => {
-            let latents = Latents::load(path)?;
-            Some(match &args.codebooks {
-                Some(cb) => CostModel::from_codebooks(&index, latents, &Codebooks::load(cb)?)?,
-                None => CostModel::estimate(&index, latents, &bar)?,
-            })
-        }
-    };
     let collisions = Collisions::new(&index);
-    let plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
+    let plan = plan_reassignment(
+        &index,
+        &collisions,
+        args.latents.as_deref(),
+        args.codebooks.as_deref(),
+        &bar,
+    )?;
     drop(bar);
     let mode = Mode::from(args.mode);
     let written = match &args.out {
@@ -124,7 +100,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let skipped = rows::skipped_rows(&index, &plan);
     let groups = args.groups.then(|| rows::group_rows(&index, &plan, None));
     if args.json {
-        return print_json(&Output {
+        return print_json(&ZcrJson {
             summary: &plan.summary,
             skipped_groups: skipped,
             groups,
@@ -158,7 +134,7 @@ fn write_outputs(
     plan: &reassign::Plan,
     mode: Mode,
     out: &Path,
-) -> anyhow::Result<Written> {
+) -> anyhow::Result<ZcrWritten> {
     let reassigned = plan.apply(index, mode, out)?;
     let latents = args.latents.as_deref().context("--out needs --latents")?;
     let provenance = Provenance {
@@ -181,7 +157,7 @@ fn write_outputs(
         serde_json::to_writer_pretty(&mut *w, &provenance)?;
         w.write_all(b"\n")
     })?;
-    Ok(Written {
+    Ok(ZcrWritten {
         index: out.display().to_string(),
         sidecar: sidecar.display().to_string(),
         mode,

@@ -4,9 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::TokenizerFiles;
 use crate::error::{Error, Place, Result};
 
-/// A dataset directory: the shared files and one [`Variant`] per tokenizer.
+/// A dataset directory: the shared files and one [`TokenizerFiles`] per tokenizer variant
+/// (`DIR/indexes/<VARIANT>/`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dataset {
     /// The dataset name `<DS>` (e.g. `Scientific`).
@@ -20,34 +22,29 @@ pub struct Dataset {
     /// `DIR/<DS>.emb-*.npy`, item embeddings, sorted by name.
     pub embeddings: Vec<PathBuf>,
     /// The tokenizer variants, sorted by name.
-    pub variants: Vec<Variant>,
-}
-
-/// One tokenizer of a dataset: `DIR/indexes/<VARIANT>/`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Variant {
-    /// The variant name (its folder), e.g. `rkmeans_native`.
-    pub name: String,
-    /// `<VARIANT>/<DS>.index.json`.
-    pub index: PathBuf,
-    /// Beam outputs found for it, most specific first (see [`Dataset::discover`]).
-    pub beams: Vec<PathBuf>,
-    /// `<VARIANT>/codebooks.npy`, when present.
-    pub codebooks: Option<PathBuf>,
-    /// `<VARIANT>/latents.npy`, when present.
-    pub latents: Option<PathBuf>,
-}
-
-impl Variant {
-    /// The beams file to evaluate: the first one found.
-    pub fn beams_file(&self) -> Option<&Path> {
-        self.beams.first().map(PathBuf::as_path)
-    }
+    pub variants: Vec<TokenizerFiles>,
 }
 
 const BEAM_SUFFIXES: [&str; 2] = [".per_user.jsonl", ".per_user.json"];
 
 impl Dataset {
+    /// Every variant as the front ends open it. A variant with codebooks but no latents of
+    /// its own encoded the dataset's embeddings (the CollisionGenRec layout), so those are its
+    /// latents.
+    pub fn tokenizers(&self) -> Vec<TokenizerFiles> {
+        let embeddings = self.embeddings.first();
+        self.variants
+            .iter()
+            .map(|v| TokenizerFiles {
+                latents: v
+                    .latents
+                    .clone()
+                    .or_else(|| v.codebooks.as_ref().and(embeddings.cloned())),
+                ..v.clone()
+            })
+            .collect()
+    }
+
     /// Discovers the dataset at `root`. Beams of a variant are looked for, in this order: in
     /// `beams_dir` (`<VARIANT>.per_user.json[l]`) when given; beside the variant folder
     /// (`indexes/<VARIANT>.per_user.json[l]`); inside it (`<VARIANT>.per_user.json[l]`, then
@@ -88,7 +85,7 @@ impl Dataset {
             }
             let variant = file_name(&dir);
             let beams = find_beams(&variant, &dir, &indexes, beams_dir)?;
-            variants.push(Variant {
+            variants.push(TokenizerFiles {
                 codebooks: existing(dir.join("codebooks.npy")),
                 latents: existing(dir.join("latents.npy")),
                 name: variant,

@@ -7,12 +7,14 @@ pub mod ids;
 pub mod index;
 pub mod interactions;
 pub mod items;
+pub mod tokenizer;
 pub mod vectors;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
 pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
+pub use tokenizer::TokenizerFiles;
 pub use vectors::{Codebooks, Latents, LatentsView};
 
 use std::path::Path;

@@ -4,10 +4,12 @@
 
 pub mod compare;
 pub mod csv;
+pub mod diff;
 pub mod eval;
 pub mod groups;
 pub mod latex;
 pub mod markdown;
+pub mod projection;
 pub mod reassign;
 pub mod stats;
 pub mod text;

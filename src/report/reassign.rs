@@ -306,6 +306,33 @@ fn delta_cell(v: f64) -> String {
     format!("{v:.6}")
 }
 
+/// What `sidlens zcr --json` prints: the contract totals, the skipped groups, and optional extras.
+#[derive(Serialize)]
+pub struct ZcrJson<'a> {
+    /// The totals (the `sidlens zcr --json` contract keys).
+    #[serde(flatten)]
+    pub summary: &'a Summary,
+    /// Prefix groups left unchanged, and why.
+    pub skipped_groups: Vec<SkippedRow>,
+    /// Every prefix group's reassignment, with `--groups`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<ReassignRow>>,
+    /// The files `--out` wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<ZcrWritten>,
+}
+
+/// The files `--out` wrote.
+#[derive(Serialize)]
+pub struct ZcrWritten {
+    /// The reassigned index.
+    pub index: String,
+    /// Its provenance sidecar.
+    pub sidecar: String,
+    /// Which assignment it holds.
+    pub mode: Mode,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,8 +19,9 @@ use super::jobs::{JobEvent, JobMsg, Payload, Request, Topic};
 use super::keys::InputMode;
 use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
-use super::sources::{Sources, TokenizerSource};
+use super::sources::Sources;
 use super::theme::Theme;
+use crate::load::TokenizerFiles;
 
 /// K values `+` and `-` step through.
 pub const K_STEPS: [usize; 4] = [1, 5, 10, 20];
@@ -173,7 +174,7 @@ pub struct ListView {
 #[derive(Debug)]
 pub struct Tokenizer {
     /// Where it comes from.
-    pub source: TokenizerSource,
+    pub source: TokenizerFiles,
     /// Its index, groups and rows.
     pub data: Slot<Arc<TokenizerData>>,
     /// Its evaluated beams.
@@ -261,7 +262,7 @@ impl App {
             .map(|source| Tokenizer {
                 source: source.clone(),
                 data: Slot::Loading(None),
-                metrics: Slot::Missing(match source.beams {
+                metrics: Slot::Missing(match source.beams_file() {
                     Some(_) => "waiting for the index".into(),
                     None => format!("no beams: pass --beams {}=FILE", source.name),
                 }),
@@ -570,7 +571,7 @@ impl App {
         };
         let mut commands = Vec::new();
         let source = self.tokenizers[i].source.clone();
-        if let Some(beams) = source.beams {
+        if let Some(beams) = source.beams_file().map(PathBuf::from) {
             self.tokenizers[i].metrics = Slot::Loading(None);
             let request = Request::Evaluate {
                 tokenizer: i,
@@ -632,7 +633,7 @@ impl App {
             return Vec::new();
         };
         let name = t.name().to_string();
-        let Some(beams) = t.source.beams.clone() else {
+        let Some(beams) = t.source.beams_file().map(PathBuf::from) else {
             self.say(Level::Warn, format!("{name} has no beams file to reload"));
             return Vec::new();
         };

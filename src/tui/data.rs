@@ -165,7 +165,7 @@ pub struct Projected {
     /// The library's projection (rows, points, notes).
     pub projection: Projection,
     /// Loaded from the cache, computed and stored, or computed but not stored.
-    pub cache: CacheOutcome,
+    pub cache: Option<CacheOutcome>,
     /// Items of the highlighted groups the sample had to keep.
     pub must_include: usize,
 }

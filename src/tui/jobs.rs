@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
-use crate::load::{Codebooks, ItemTexts, Latents, LatentsView, SidIndex};
-use crate::metrics::{Compat, Evaluator};
+use crate::load::{ItemTexts, Latents, SidIndex};
+use crate::metrics::Compat;
 use crate::progress::{CancelFlag, Progress};
-use crate::projection::{self, ItemRows, ProjectionCache, ProjectionParams};
-use crate::reassign::{self, CostModel};
+use crate::projection::{ItemRows, ProjectionParams};
+use crate::usecase;
 
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData};
 use super::sources::Sources;
@@ -249,9 +249,7 @@ fn evaluate(
     compat: Compat,
     sink: &Sink<'_>,
 ) -> Result<Evaluated, String> {
-    let mut evaluator = Evaluator::new(&data.index, &data.collisions, compat);
-    let evaluation = evaluator
-        .evaluate_file(path, sink)
+    let evaluation = usecase::evaluate_beams(&data.index, &data.collisions, path, compat, sink)
         .map_err(|e| e.to_string())?;
     Ok(Evaluated::new(evaluation, path.to_path_buf()))
 }
@@ -264,23 +262,7 @@ fn plan(
     texts: Option<&ItemTexts>,
     sink: &Sink<'_>,
 ) -> Result<Reassigned, String> {
-    let cost = match latents {
-        None => None,
-        Some(path) => {
-            sink.stage("reading latents", 0);
-            let latents = Latents::load(path).map_err(|e| e.to_string())?;
-            let model = match codebooks {
-                Some(cb) => {
-                    sink.stage("reading codebooks", 0);
-                    let codebooks = Codebooks::load(cb).map_err(|e| e.to_string())?;
-                    CostModel::from_codebooks(&data.index, latents, &codebooks)
-                }
-                None => CostModel::estimate(&data.index, latents, sink),
-            };
-            Some(model.map_err(|e| e.to_string())?)
-        }
-    };
-    let plan = reassign::plan(&data.index, &data.collisions, cost.as_ref(), sink)
+    let plan = usecase::plan_reassignment(&data.index, &data.collisions, latents, codebooks, sink)
         .map_err(|e| e.to_string())?;
     Ok(Reassigned::new(&data.index, plan, texts))
 }
@@ -303,19 +285,9 @@ fn project(
         highlight,
     )
     .map_err(|e| e.to_string())?;
-    let rows = projection::sample_among(
-        items.rows(),
-        params.max_points,
-        items.highlighted(),
-        params.seed,
-    )
-    .map_err(|e| e.to_string())?;
-    let cache = ProjectionCache::beside(path);
-    let (projection, cache) = match embeddings.view() {
-        LatentsView::F32(a) => cache.load_or_compute(a, &rows, params, sink),
-        LatentsView::F64(a) => cache.load_or_compute(a, &rows, params, sink),
-    }
-    .map_err(|e| format!("projecting {}: {e}", path.display()))?;
+    let (projection, cache) =
+        usecase::project_items(path, &embeddings, Some(&items), params, true, sink)
+            .map_err(|e| format!("projecting {}: {e}", path.display()))?;
     Ok(Projected {
         projection,
         cache,
@@ -502,8 +474,8 @@ impl Progress for Sink<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::sources::TokenizerSource;
     use super::*;
+    use crate::load::TokenizerFiles;
 
     #[test]
     fn load_reports_each_tokenizer_and_errors_with_the_file() {
@@ -513,8 +485,8 @@ mod tests {
         let sources = Sources {
             title: "t".into(),
             tokenizers: vec![
-                TokenizerSource::index_only("good", &good),
-                TokenizerSource::index_only("missing", dir.path().join("nope.json")),
+                TokenizerFiles::index_only("good", &good),
+                TokenizerFiles::index_only("missing", dir.path().join("nope.json")),
             ],
             ..Sources::default()
         };

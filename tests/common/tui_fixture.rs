@@ -15,9 +15,10 @@ use ratatui::layout::Rect;
 use sidlens::load::{ItemInfo, ItemTexts};
 use sidlens::progress::CancelFlag;
 
+use sidlens::load::TokenizerFiles;
 use sidlens::tui::app::{App, Command};
 use sidlens::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Topic};
-use sidlens::tui::sources::{Sources, TokenizerSource};
+use sidlens::tui::sources::Sources;
 use sidlens::tui::theme::Theme;
 use sidlens::tui::ui;
 
@@ -151,17 +152,17 @@ pub fn write_files(dir: &Path) -> Sources {
     Sources {
         title: "fixture".into(),
         tokenizers: vec![
-            TokenizerSource {
+            TokenizerFiles {
                 name: "alpha".into(),
                 index: alpha,
-                beams: Some(alpha_beams),
+                beams: vec![alpha_beams],
                 latents: Some(latents_path.clone()),
                 codebooks: Some(codebooks_path),
             },
-            TokenizerSource {
+            TokenizerFiles {
                 name: "beta".into(),
                 index: beta,
-                beams: Some(beta_beams),
+                beams: vec![beta_beams],
                 latents: Some(latents_path.clone()),
                 codebooks: None,
             },

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::collision::Collisions;
-use crate::compare::{self, Comparison, Run};
+use crate::compare::Comparison;
 use crate::error::{Error, Result};
 use crate::generate::proxy_beams;
 use crate::generate::text_embedding::HashedTfidf;
@@ -23,6 +23,7 @@ use crate::metrics::Compat;
 use crate::progress::{Progress, check_cancelled};
 use crate::reassign::{self, CostModel, Mode};
 use crate::stats::IndexStats;
+use crate::usecase;
 use crate::write::{write_atomically, write_npy};
 
 /// The dataset name of the demo's files (`Workshop.item.json`, ...).
@@ -384,8 +385,9 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
             stats: IndexSummary::from(&IndexStats::compute(&index, &collisions)),
         });
     }
-    let runs = Run::from_dataset(&Dataset::discover(dir, None)?);
-    let comparison = compare::compare_runs(&runs, 10, Compat::Faithful, None, progress)?;
+    let tokenizers = Dataset::discover(dir, None)?.tokenizers();
+    let comparison =
+        usecase::compare_tokenizers(&tokenizers, 10, Compat::Faithful, None, progress)?;
     let summary = DemoSummary {
         dataset: DATASET.to_string(),
         n_items: catalog.products.len(),

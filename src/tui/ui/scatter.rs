@@ -204,9 +204,10 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
     }
     facts.extend(p.notes.iter().filter(|n| !n.contains("sample")).cloned());
     facts.push(match &projected.cache {
-        CacheOutcome::Hit(_) => "from the cache".into(),
-        CacheOutcome::Stored(_) => "computed and cached".into(),
-        CacheOutcome::NotStored(why) => format!("not cached: {why}"),
+        Some(CacheOutcome::Hit(_)) => "from the cache".into(),
+        Some(CacheOutcome::Stored(_)) => "computed and cached".into(),
+        Some(CacheOutcome::NotStored(why)) => format!("not cached: {why}"),
+        None => "cache off".into(),
     });
     out.push(Line::styled(fit(&facts.join(" · "), width), theme.dim()));
     out
