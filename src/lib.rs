@@ -13,7 +13,6 @@ pub mod kernels;
 pub mod load;
 pub mod metrics;
 pub mod pairwise;
-pub mod pairwise;
 pub mod progress;
 pub mod projection;
 pub mod random;

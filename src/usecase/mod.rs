@@ -7,7 +7,7 @@ mod evaluate;
 mod price;
 mod project;
 
-pub use compare::compare_tokenizers;
+pub use compare::{CompareReport, compare_tokenizers};
 pub use evaluate::evaluate_beams;
 pub use price::{cost_model, plan_reassignment};
 pub use project::project_items;
