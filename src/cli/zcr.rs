@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
 use crate::load::SidIndex;
+use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
 use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
 use crate::reassign::{self, Mode};
 use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
 use crate::report::text;
 use crate::stats::IndexStats;
-use crate::usecase::plan_reassignment;
+use crate::usecase::cost_model;
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
 
@@ -40,6 +41,10 @@ pub struct Args {
     /// Which assignment --out writes.
     #[arg(long, value_enum, default_value_t = ModeArg::Optimal)]
     mode: ModeArg,
+    /// What to do with prefix groups larger than V: leave them, append TIGER's extra code
+    /// (L + 1 levels), or move the items that must move into free (L−1, L) pairs.
+    #[arg(long, value_enum, default_value_t = OverCapacityArg::Keep)]
+    over_capacity: OverCapacityArg,
     /// Also list every prefix group: who keeps which code, ΔD per item.
     #[arg(long)]
     groups: bool,
@@ -53,8 +58,31 @@ pub struct Args {
 enum ModeArg {
     /// ZCR: fewest changes, then least total ΔD.
     Optimal,
-    /// The greedy MQL4GRec baseline.
+    /// The greedy rule as the paper describes MQL4GRec.
     Greedy,
+    /// MQL4GRec's own code, ported literally (may change the last two levels).
+    Mql4grec,
+}
+
+/// `--over-capacity` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OverCapacityArg {
+    /// Leave groups larger than V unchanged and report them.
+    Keep,
+    /// TIGER's appended disambiguation code: one more level, numbering each SID's items.
+    Append,
+    /// Least-cost moves into free (L−1, L) code pairs of the same (L−2)-prefix.
+    TwoLevel,
+}
+
+impl From<OverCapacityArg> for OverCapacity {
+    fn from(m: OverCapacityArg) -> Self {
+        match m {
+            OverCapacityArg::Keep => OverCapacity::Keep,
+            OverCapacityArg::Append => OverCapacity::Append,
+            OverCapacityArg::TwoLevel => OverCapacity::TwoLevel,
+        }
+    }
 }
 
 impl From<ModeArg> for Mode {
@@ -62,6 +90,7 @@ impl From<ModeArg> for Mode {
         match m {
             ModeArg::Optimal => Mode::Optimal,
             ModeArg::Greedy => Mode::Greedy,
+            ModeArg::Mql4grec => Mode::Mql4grec,
         }
     }
 }
@@ -84,17 +113,34 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     let bar = Bar::new(globals.quiet);
     let collisions = Collisions::new(&index);
-    let plan = plan_reassignment(
+    let cost = cost_model(
         &index,
-        &collisions,
         args.latents.as_deref(),
         args.codebooks.as_deref(),
         &bar,
     )?;
-    drop(bar);
+    let mut plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
     let mode = Mode::from(args.mode);
+    let policy = OverCapacity::from(args.over_capacity);
+    let resolution = match (policy, &cost) {
+        (OverCapacity::Keep, _) => None,
+        (_, None) => anyhow::bail!("--over-capacity needs --latents to price the moves"),
+        (_, Some(cost)) => Some(over_capacity::resolve(
+            &index, &plan, mode, policy, cost, &bar,
+        )?),
+    };
+    drop(bar);
+    plan.summary.over_capacity = resolution.as_ref().map(|r| r.totals.clone());
     let written = match &args.out {
-        Some(out) => Some(write_outputs(&args, &index, &collisions, &plan, mode, out)?),
+        Some(out) => Some(write_outputs(
+            &args,
+            &index,
+            &collisions,
+            &plan,
+            resolution.as_ref(),
+            mode,
+            out,
+        )?),
         None => None,
     };
     let skipped = rows::skipped_rows(&index, &plan);
@@ -111,8 +157,20 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&rows::overview_table(&plan.summary)));
     out.push('\n');
     out.push_str(&text::render(&rows::summary_table(&plan.summary)));
+    if let Some(r) = resolution
+        .as_ref()
+        .filter(|r| !r.totals.two_level.is_empty())
+    {
+        out.push_str("\ntwo-level moves (over-capacity groups):\n");
+        out.push_str(&text::render(&rows::two_level_table(&r.totals.two_level)));
+    }
     if !skipped.is_empty() {
-        out.push_str("\nleft unchanged:\n");
+        let label = match policy {
+            OverCapacity::Keep => "left unchanged",
+            OverCapacity::Append => "over capacity (resolved by the appended code)",
+            OverCapacity::TwoLevel => "over capacity (two-level moves above)",
+        };
+        out.push_str(&format!("\n{label}:\n"));
         out.push_str(&text::render(&rows::skipped_table(&skipped)));
     }
     if let Some(groups) = &groups {
@@ -132,10 +190,14 @@ fn write_outputs(
     index: &SidIndex,
     collisions: &Collisions,
     plan: &reassign::Plan,
+    resolution: Option<&Resolution>,
     mode: Mode,
     out: &Path,
 ) -> anyhow::Result<ZcrWritten> {
-    let reassigned = plan.apply(index, mode, out)?;
+    let reassigned = match resolution {
+        Some(r) => index.with_codes(out, r.remedy.codes.clone(), r.remedy.n_levels),
+        None => plan.apply(index, mode, out)?,
+    };
     let latents = args.latents.as_deref().context("--out needs --latents")?;
     let provenance = Provenance {
         tool: "sidlens",

@@ -200,6 +200,24 @@ impl SidIndex {
         }
     }
 
+    /// A copy with new codes for every item (row-major, `n_levels` per item; same ids and
+    /// format, V grown to fit), named after `path`. Used to write remedied indexes.
+    pub fn with_codes(&self, path: &Path, codes: Vec<Code>, n_levels: usize) -> SidIndex {
+        assert_eq!(
+            codes.len(),
+            self.n_items() * n_levels,
+            "n_levels codes per item"
+        );
+        let max = codes.iter().copied().max().unwrap_or(0) as usize + 1;
+        SidIndex {
+            path: path.to_path_buf(),
+            codebook_size: self.codebook_size.max(max),
+            codes,
+            n_levels,
+            ..self.clone()
+        }
+    }
+
     /// Writes the index as JSON in its format (`{"0": ["<a_1>", ...], ...}`, the layout
     /// Python's `json.dump` gives).
     pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {

@@ -174,7 +174,13 @@ impl CostModel {
         self.dim
     }
 
-    fn codeword(&self, level: usize, code: Code) -> &[f64] {
+    /// Number of levels L the codebooks have.
+    pub fn n_levels(&self) -> usize {
+        self.n_levels
+    }
+
+    /// The codeword of `code` at `level`.
+    pub(crate) fn codeword(&self, level: usize, code: Code) -> &[f64] {
         let start = (level * self.codebook_size + code as usize) * self.dim;
         &self.codewords[start..start + self.dim]
     }
@@ -192,6 +198,36 @@ impl CostModel {
                 *o -= c;
             }
         }
+    }
+
+    /// Copies the latent of the item at `position` into `out` (length d).
+    pub(crate) fn latent_into(&self, position: usize, out: &mut [f64]) {
+        self.latents.row_into(self.rows[position] as usize, out);
+    }
+
+    /// The change in quantisation error `‖x − Σ_l C_l[new_l]‖² − ‖x − Σ_l C_l[native_l]‖²` of
+    /// the item at `position` when its codes become `new` (codes past the codebooks' levels,
+    /// such as an appended disambiguation level, add nothing). Both errors are
+    /// [`sq_distance_8`]s to the last codeword from the residual shared up to the first changed
+    /// level, so a last-code-only change gives exactly ZCR's `D[i,new] − D[i,native]`.
+    pub fn delta_of(&self, index: &SidIndex, position: usize, new: &[Code]) -> f64 {
+        let native = index.codes(position);
+        let last = self.n_levels - 1;
+        let Some(first) = (0..self.n_levels).find(|&l| native[l] != new[l]) else {
+            return 0.0;
+        };
+        let mut shared = vec![0.0; self.dim];
+        self.residual_to(index, position, first, &mut shared);
+        let error = |codes: &[Code]| {
+            let mut r = shared.clone();
+            for (level, &code) in codes.iter().enumerate().take(last).skip(first) {
+                for (o, c) in r.iter_mut().zip(self.codeword(level, code)) {
+                    *o -= c;
+                }
+            }
+            sq_distance_8(&r, self.codeword(last, codes[last]))
+        };
+        error(new) - error(native)
     }
 
     /// Writes `D[i,c] = ‖residual − e_c‖²` for each of `codes` into `out`, by direct
