@@ -20,6 +20,7 @@ pub mod reassign;
 pub mod report;
 pub mod seeds;
 pub mod sid;
+pub mod sid_scheme;
 pub mod significance;
 pub mod stats;
 pub mod usecase;

@@ -29,9 +29,9 @@ pub struct Args {
 }
 
 /// Runs `sidlens diff`.
-pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
-    let base = SidIndex::load(&args.base, None)?;
-    let other = SidIndex::load(&args.other, None)?;
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let base = SidIndex::load_as(&args.base, None, globals.sid_format)?;
+    let other = SidIndex::load_as(&args.other, None, globals.sid_format)?;
     let d = diff(&base, &other)?;
     if args.json {
         return print_json(&d);
