@@ -17,6 +17,10 @@ pub struct Entry {
     pub g_max: usize,
     /// Users evaluated, and their mean metrics at K; `None` without beams.
     pub evaluated: Option<(u64, MetricValues)>,
+    /// With several seeds: the sample standard deviation (ddof = 1) of each mean over seeds.
+    pub std: Option<MetricValues>,
+    /// Beams files (seeds) evaluated.
+    pub n_seeds: usize,
 }
 
 impl Entry {
@@ -36,6 +40,8 @@ impl Entry {
                 .max()
                 .unwrap_or(0),
             evaluated: evaluation.map(|e| (e.n_users() as u64, e.at(k))),
+            std: None,
+            n_seeds: usize::from(evaluation.is_some()),
         }
     }
 }
@@ -51,8 +57,12 @@ pub struct Row {
     pub g_max: usize,
     /// Users evaluated (`None` without beams).
     pub n_users: Option<u64>,
-    /// Mean Hit, NDCG, ItemHit, ItemNDCG at K (`None` without beams).
+    /// Mean metrics at K, over users and then over seeds (`None` without beams).
     pub values: Option<MetricValues>,
+    /// Their sample standard deviation over seeds (`None` with fewer than two seeds).
+    pub std: Option<MetricValues>,
+    /// Beams files (seeds) evaluated.
+    pub n_seeds: usize,
     /// (Hit − ItemHit) / ItemHit · 100 at K.
     pub inflation_pct: Option<f64>,
     /// Rank by Hit@K among the evaluated tokenizers (1 = best; ties share a rank).
@@ -68,6 +78,20 @@ pub struct Flip {
     pub higher_by_hit: String,
     /// Ahead by item-level ItemHit@K.
     pub higher_by_item_hit: String,
+    /// The item-level order of the pair is significant after correction (false until the
+    /// paired tests have run).
+    pub significant: bool,
+}
+
+/// Two tokenizers whose order by NDCG@K is the reverse of their order by ItemNDCG@K.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NdcgFlip {
+    /// Ahead by SID-level NDCG@K.
+    pub higher_by_ndcg: String,
+    /// Ahead by item-level ItemNDCG@K.
+    pub higher_by_item_ndcg: String,
+    /// The ItemNDCG@K order of the pair is significant after correction.
+    pub significant: bool,
 }
 
 /// The comparison at one K.
@@ -81,34 +105,36 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Every pair whose order flips between Hit@K and ItemHit@K.
     pub flips: Vec<Flip>,
+    /// Every pair whose order flips between NDCG@K and ItemNDCG@K.
+    pub ndcg_flips: Vec<NdcgFlip>,
 }
 
 /// Ranks entries by Hit@K and by ItemHit@K and finds the flips (pure, so a front end that
 /// already holds evaluations can re-rank at any K instantly).
 pub fn rank(entries: Vec<Entry>, k: usize, compat: Compat) -> Comparison {
-    let hits: Vec<Option<f64>> = entries
-        .iter()
-        .map(|e| e.evaluated.map(|(_, v)| v.hit))
+    let values = |f: fn(&MetricValues) -> f64| -> Vec<Option<f64>> {
+        entries
+            .iter()
+            .map(|e| e.evaluated.map(|(_, v)| f(&v)))
+            .collect()
+    };
+    let (hits, item_hits) = (values(|v| v.hit), values(|v| v.item_hit));
+    let (ndcgs, item_ndcgs) = (values(|v| v.ndcg), values(|v| v.item_ndcg));
+    let name = |i: usize| entries[i].name.clone();
+    let flips = reversed_pairs(&hits, &item_hits)
+        .map(|(a, b)| Flip {
+            higher_by_hit: name(a),
+            higher_by_item_hit: name(b),
+            significant: false,
+        })
         .collect();
-    let item_hits: Vec<Option<f64>> = entries
-        .iter()
-        .map(|e| e.evaluated.map(|(_, v)| v.item_hit))
+    let ndcg_flips = reversed_pairs(&ndcgs, &item_ndcgs)
+        .map(|(a, b)| NdcgFlip {
+            higher_by_ndcg: name(a),
+            higher_by_item_ndcg: name(b),
+            significant: false,
+        })
         .collect();
-    let mut flips = Vec::new();
-    for a in 0..entries.len() {
-        for b in 0..entries.len() {
-            if let (Some(ha), Some(hb), Some(ia), Some(ib)) =
-                (hits[a], hits[b], item_hits[a], item_hits[b])
-                && ha > hb
-                && ia < ib
-            {
-                flips.push(Flip {
-                    higher_by_hit: entries[a].name.clone(),
-                    higher_by_item_hit: entries[b].name.clone(),
-                });
-            }
-        }
-    }
     let rows = entries
         .into_iter()
         .enumerate()
@@ -117,6 +143,8 @@ pub fn rank(entries: Vec<Entry>, k: usize, compat: Compat) -> Comparison {
             g_max: e.g_max,
             n_users: e.evaluated.map(|(n, _)| n),
             values: e.evaluated.map(|(_, v)| v),
+            std: e.std,
+            n_seeds: e.n_seeds,
             inflation_pct: e.evaluated.and_then(|(_, v)| v.hit_inflation_pct()),
             rank_hit: competition_rank(&hits, i),
             rank_item_hit: competition_rank(&item_hits, i),
@@ -128,7 +156,24 @@ pub fn rank(entries: Vec<Entry>, k: usize, compat: Compat) -> Comparison {
         compat,
         rows,
         flips,
+        ndcg_flips,
     }
+}
+
+/// Pairs (a, b) with a ahead of b by `sid_level` but behind it by `item_level`.
+fn reversed_pairs<'a>(
+    sid_level: &'a [Option<f64>],
+    item_level: &'a [Option<f64>],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let n = sid_level.len();
+    (0..n).flat_map(move |a| {
+        (0..n).filter_map(move |b| {
+            match (sid_level[a], sid_level[b], item_level[a], item_level[b]) {
+                (Some(sa), Some(sb), Some(ia), Some(ib)) if sa > sb && ia < ib => Some((a, b)),
+                _ => None,
+            }
+        })
+    })
 }
 
 /// 1 + how many values are strictly higher (ties share a rank), or `None` without a value.
@@ -152,10 +197,14 @@ mod tests {
                     MetricValues {
                         hit,
                         item_hit,
+                        ndcg: hit,
+                        item_ndcg: item_hit,
                         ..MetricValues::default()
                     },
                 )
             }),
+            std: None,
+            n_seeds: usize::from(hit_item.is_some()),
         }
     }
 
@@ -191,6 +240,12 @@ mod tests {
             .map(|f| (f.higher_by_hit.as_str(), f.higher_by_item_hit.as_str()))
             .collect();
         assert_eq!(flips, [("a", "b"), ("a", "c")]);
+        let ndcg: Vec<(&str, &str)> = c
+            .ndcg_flips
+            .iter()
+            .map(|f| (f.higher_by_ndcg.as_str(), f.higher_by_item_ndcg.as_str()))
+            .collect();
+        assert_eq!(ndcg, flips);
         assert!((c.rows[0].inflation_pct.unwrap() - 200.0).abs() < 1e-9);
         assert_eq!(c.rows[3].values, None);
     }

@@ -84,7 +84,10 @@ mod tests {
         let runs = Dataset::discover(&demo, None).unwrap().tokenizers();
         let loaded = load_runs(&runs, Compat::Faithful, None, &NoProgress).unwrap();
         for k in [1, 5, 10] {
-            let direct = compare_tokenizers(&runs, k, Compat::Faithful, None, &NoProgress).unwrap();
+            let direct = compare_tokenizers(&runs, &[k], Compat::Faithful, None, None, &NoProgress)
+                .unwrap()
+                .comparisons
+                .remove(0);
             assert_eq!(comparison(&loaded, k, Compat::Faithful), direct);
         }
         let curves = curves(&loaded);

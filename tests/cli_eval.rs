@@ -84,7 +84,7 @@ fn eval_json_has_the_contract_keys_and_hand_checked_values() {
         (v["invalid_sids"].as_u64(), v["duplicate_sids"].as_u64()),
         (Some(1), Some(1))
     );
-    assert_eq!(v["metrics"].as_object().unwrap().len(), 16);
+    assert_eq!(v["metrics"].as_object().unwrap().len(), 24);
     let m = |k: &str| v["metrics"][k].as_f64().unwrap();
     // Hit@1: users 0, 2, 3, 4. ItemHit@1: 1 + 0 + 1/3 + 1 + 1/3.
     assert!((m("Hit@1") - 0.8).abs() < 1e-12);
@@ -355,8 +355,11 @@ fn compare_markdown_snapshot_and_json_flips() {
     assert_eq!(v["rows"][0]["rank_item_hit"], 2);
     assert_eq!(
         v["flips"],
-        serde_json::json!([{"higher_by_hit": "native", "higher_by_item_hit": "zcr"}])
+        serde_json::json!([{"k": 1, "higher_by_hit": "native", "higher_by_item_hit": "zcr",
+            "significant": v["tests"].as_array().unwrap().iter()
+                .find(|t| t["metric"] == "ItemHit@1").unwrap()["significant"]}])
     );
+    assert_eq!(v["correction"], "holm");
     let runs = json_of(&sidlens(
         dir.path(),
         &[

@@ -131,7 +131,10 @@ fn demo_shows_inflation_and_a_rank_flip_at_10() {
     assert_eq!(dataset.name, "Workshop");
     let runs = dataset.tokenizers();
     assert!(runs.len() >= 3 && runs.iter().all(|r| r.beams_file().is_some()));
-    let c = compare_tokenizers(&runs, 10, Compat::Faithful, None, &NoProgress).unwrap();
+    let c = compare_tokenizers(&runs, &[10], Compat::Faithful, None, None, &NoProgress)
+        .unwrap()
+        .comparisons
+        .remove(0);
     assert!(
         c.rows
             .iter()

@@ -1,13 +1,18 @@
-//! `sidlens compare`: several tokenizers side by side at one K, ranked by Hit@K and by
-//! ItemHit@K, with the pairs whose order flips (the paper's ranking reversal).
+//! `sidlens compare`: several tokenizers side by side at one or several K, ranked by Hit@K and
+//! by ItemHit@K, with the pairs whose order flips (the paper's ranking reversal), seeds as
+//! mean ± std, and paired significance tests between every pair.
 
 use std::path::PathBuf;
 
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
-use crate::report::compare::{CompareJson, flip_lines, table};
+use crate::pairwise::TestSettings;
+use crate::report::compare::{
+    CompareReportJson, MARK, mark_legend, report_flip_lines, report_table,
+};
 use crate::report::{csv, latex, markdown, text};
+use crate::significance::{Correction, PairedOptions};
 use crate::usecase::compare_tokenizers;
 
 use super::Globals;
@@ -23,25 +28,45 @@ pub struct Args {
     /// A dataset folder in the CollisionGenRec layout: every variant under indexes/ is compared.
     #[arg(value_name = "DIR", conflicts_with = "run")]
     dir: Option<PathBuf>,
-    /// With DIR: a folder holding more beams, named `<VARIANT>.per_user.json[l]`.
+    /// With DIR: a folder holding more beams, named `<VARIANT>.per_user.json[l]` or, one per
+    /// seed, `<VARIANT>.seed<N>.per_user.json[l]`.
     #[arg(long, value_name = "D", requires = "dir")]
     beams_dir: Option<PathBuf>,
-    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS...]` (repeat for each tokenizer).
+    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS...]` (repeat for each tokenizer;
+    /// several BEAMS = one per seed).
     #[arg(long = "run", value_name = "NAME=INDEX[,BEAMS...]", value_parser = TokenizerFiles::parse_spec)]
     run: Vec<TokenizerFiles>,
-    /// The cut-off K.
-    #[arg(long, value_name = "K", default_value_t = 10, value_parser = parse_k)]
-    k: usize,
+    /// Cut-offs K (comma-separated): one table with every K.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [10], value_parser = parse_k)]
+    k: Vec<usize>,
     /// Semantics: `faithful` (default) or `cce-py` (the reference cce.py exactly).
     #[arg(long, value_enum, default_value_t = CompatArg::Faithful)]
     compat: CompatArg,
     /// Codebook size V of every index (default: each index's largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
+    /// Random sign flips of the paired randomization test (0 skips it).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    permutations: usize,
+    /// Resamples of the paired bootstrap confidence interval (0 skips it).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    bootstrap: usize,
+    /// Seed of the randomization test and the bootstrap.
+    #[arg(long, value_name = "S", default_value_t = 42)]
+    seed: u64,
+    /// Adjustment of the p-values over all pairs of one metric.
+    #[arg(long, value_enum, default_value_t = CorrectionArg::Holm)]
+    correction: CorrectionArg,
+    /// Significance level for the adjusted p-values.
+    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = parse_alpha)]
+    alpha: f64,
+    /// Skip the paired tests.
+    #[arg(long)]
+    no_tests: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Print CSV.
+    /// Print CSV (plain numbers; units in the headers).
     #[arg(long)]
     csv: bool,
     /// Print a Markdown table.
@@ -50,6 +75,24 @@ pub struct Args {
     /// Print a LaTeX (booktabs) table.
     #[arg(long)]
     latex: bool,
+}
+
+/// The `--correction` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CorrectionArg {
+    /// Holm's step-down (family-wise error ≤ α, more power than Bonferroni).
+    Holm,
+    /// p · m.
+    Bonferroni,
+    /// No adjustment.
+    None,
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("alpha must be a number between 0 and 1, not {s:?}")),
+    }
 }
 
 /// Runs `sidlens compare`.
@@ -61,21 +104,49 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(name) = duplicate_name(&runs) {
         anyhow::bail!("two tokenizers are named {name:?}; give each --run its own NAME");
     }
+    let mut ks = args.k.clone();
+    ks.dedup();
+    let settings = (!args.no_tests).then_some(TestSettings {
+        options: PairedOptions {
+            permutations: args.permutations,
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+        },
+        correction: match args.correction {
+            CorrectionArg::Holm => Correction::Holm,
+            CorrectionArg::Bonferroni => Correction::Bonferroni,
+            CorrectionArg::None => Correction::None,
+        },
+        alpha: args.alpha,
+    });
     let bar = Bar::new(globals.quiet);
-    let comparison =
-        compare_tokenizers(&runs, args.k, args.compat.into(), args.codebook_size, &bar)?;
+    let report = compare_tokenizers(
+        &runs,
+        &ks,
+        args.compat.into(),
+        args.codebook_size,
+        settings,
+        &bar,
+    )?;
     drop(bar);
     if args.json {
-        return print_json(&CompareJson::new(&comparison));
+        return print_json(&CompareReportJson::new(&report));
     }
-    let t = table(&comparison);
-    let flips = flip_lines(&comparison);
-    let out = if args.csv {
-        csv::render(&t)
-    } else if args.latex {
+    if args.csv {
+        return print_text(&csv::render(&report_table(&report, true)));
+    }
+    let t = report_table(&report, false);
+    let flips = report_flip_lines(&report);
+    let legend = mark_legend(&report);
+    let out = if args.latex {
         latex::render(&t)
+            .replace('±', "$\\pm$")
+            .replace(MARK, "\\textsuperscript{\\dag}")
     } else if args.markdown {
         let mut out = markdown::render(&t);
+        if let Some(l) = &legend {
+            out.push_str(&format!("\n{l}\n"));
+        }
         if !flips.is_empty() {
             out.push('\n');
             for f in &flips {
@@ -85,12 +156,12 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         out
     } else {
         let mut out = text::render(&t);
+        if let Some(l) = &legend {
+            out.push_str(&format!("{l}\n"));
+        }
         out.push('\n');
         if flips.is_empty() {
-            out.push_str(&format!(
-                "no rank flips between Hit@{k} and ItemHit@{k}\n",
-                k = comparison.k
-            ));
+            out.push_str("no rank flips between SID-level and item-level metrics\n");
         }
         for f in &flips {
             out.push_str(&format!("rank flip: {f}\n"));

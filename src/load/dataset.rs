@@ -303,31 +303,51 @@ fn dataset_name(root: &Path, variant_dirs: &[PathBuf]) -> Result<String> {
     }
 }
 
+/// The beams of `variant`: the files of the most specific place that has any (`beams_dir`,
+/// then `indexes/`, then the variant's folder), all of them, one per seed. A place's files are
+/// `<VARIANT>.per_user.json[l]` and `<VARIANT>.seed<N>.per_user.json[l]`; in the variant's
+/// folder any `*per_user.json[l]` beside the index.
 fn find_beams(
     variant: &str,
     dir: &Path,
     indexes: &Path,
     beams_dir: Option<&Path>,
 ) -> Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = Vec::new();
-    let mut add = |p: PathBuf| {
-        if p.is_file() && !found.contains(&p) {
-            found.push(p);
-        }
+    let is_beams = |n: &str| BEAM_SUFFIXES.iter().any(|s| n.ends_with(s));
+    let of_variant = |p: &PathBuf| {
+        let n = file_name(p);
+        BEAM_SUFFIXES.iter().any(|s| n == format!("{variant}{s}"))
+            || n.strip_prefix(&format!("{variant}.seed"))
+                .is_some_and(|rest| {
+                    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+                    digits > 0 && BEAM_SUFFIXES.contains(&&rest[digits..])
+                })
     };
-    let named = |d: &Path| BEAM_SUFFIXES.map(|s| d.join(format!("{variant}{s}")));
+    let mut places: Vec<Vec<PathBuf>> = Vec::new();
     if let Some(d) = beams_dir {
-        named(d).into_iter().for_each(&mut add);
+        places.push(
+            list(d)?
+                .into_iter()
+                .filter(|p| p.is_file() && of_variant(p))
+                .collect(),
+        );
     }
-    named(indexes).into_iter().for_each(&mut add);
-    named(dir).into_iter().for_each(&mut add);
-    for p in list(dir)? {
-        let n = file_name(&p);
-        if BEAM_SUFFIXES.iter().any(|s| n.ends_with(s)) {
-            add(p);
-        }
-    }
-    Ok(found)
+    places.push(
+        list(indexes)?
+            .into_iter()
+            .filter(|p| p.is_file() && of_variant(p))
+            .collect(),
+    );
+    places.push(
+        list(dir)?
+            .into_iter()
+            .filter(|p| p.is_file() && is_beams(&file_name(p)))
+            .collect(),
+    );
+    Ok(places
+        .into_iter()
+        .find(|p| !p.is_empty())
+        .unwrap_or_default())
 }
 
 /// The entries of a directory, sorted by name.
@@ -400,20 +420,49 @@ mod tests {
         assert_eq!((a.codebooks.as_ref(), a.latents.as_ref()), (None, None));
         let b = &ds.variants[1];
         assert_eq!(b.index, root.join("indexes/b_native/Toys.index.json"));
-        assert_eq!(
-            b.beams,
-            vec![
-                root.join("indexes/b_native.per_user.json"),
-                root.join("indexes/b_native/b_native.per_user.jsonl"),
-                root.join("indexes/b_native/run3_per_user.json"),
-            ]
-        );
+        // The most specific place with beams wins; its files are the seeds.
+        assert_eq!(b.beams, vec![root.join("indexes/b_native.per_user.json")]);
         assert_eq!(b.beams_file(), Some(b.beams[0].as_path()));
         assert_eq!(
             b.codebooks,
             Some(root.join("indexes/b_native/codebooks.npy"))
         );
         assert_eq!(b.latents, Some(root.join("indexes/b_native/latents.npy")));
+    }
+
+    #[test]
+    fn seed_files_are_one_tokenizer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for f in [
+            "indexes/v/D.index.json",
+            "indexes/v/run_a_per_user.json",
+            "indexes/v/run_b_per_user.json",
+            "indexes/w/D.index.json",
+            "beams/v.seed123.per_user.json",
+            "beams/v.seed42.per_user.jsonl",
+            "beams/v.seedx.per_user.json",
+            "beams/vv.per_user.json",
+        ] {
+            touch(&root.join(f));
+        }
+        let ds = Dataset::discover(root, Some(&root.join("beams"))).unwrap();
+        assert_eq!(
+            ds.variants[0].beams,
+            vec![
+                root.join("beams/v.seed123.per_user.json"),
+                root.join("beams/v.seed42.per_user.jsonl")
+            ]
+        );
+        let ds = Dataset::discover(root, None).unwrap();
+        assert_eq!(
+            ds.variants[0].beams,
+            vec![
+                root.join("indexes/v/run_a_per_user.json"),
+                root.join("indexes/v/run_b_per_user.json")
+            ]
+        );
+        assert!(ds.variants[1].beams.is_empty());
     }
 
     #[test]

@@ -183,9 +183,11 @@ mod tests {
                     ndcg: 0.3,
                     item_hit: 0.25,
                     item_ndcg: 0.2,
+                    ..MetricValues::default()
                 },
                 MetricValues::default(),
             ],
+            prefix_hits: Vec::new(),
             anomalies: Default::default(),
             groups: Vec::new(),
             list_width: 0,

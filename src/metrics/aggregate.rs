@@ -42,6 +42,15 @@ pub struct Accumulator {
     n_users: u64,
     anomalies: Anomalies,
     groups: Option<GroupSums>,
+    prefix: PrefixSums,
+}
+
+/// ΣPrefixHit@K per K and depth, over the users whose records have SIDs.
+#[derive(Default)]
+struct PrefixSums {
+    depths: usize,
+    users: u64,
+    sums: Vec<f64>,
 }
 
 /// Per-target-group sums: slot per group seen as a target.
@@ -62,6 +71,7 @@ impl Accumulator {
             n_users: 0,
             anomalies: Anomalies::default(),
             groups: track_groups.then(GroupSums::default),
+            prefix: PrefixSums::default(),
         }
     }
 
@@ -80,6 +90,19 @@ impl Accumulator {
             });
             groups.targets[slot] += 1;
             credit_slot = Some(slot);
+        }
+        if !o.prefix_ranks.is_empty() && self.prefix.depths <= o.prefix_ranks.len() {
+            let p = &mut self.prefix;
+            if p.depths < o.prefix_ranks.len() {
+                p.depths = o.prefix_ranks.len();
+                p.sums = vec![0.0; self.ks.len() * p.depths];
+            }
+            p.users += 1;
+            for (i, &k) in self.ks.iter().enumerate() {
+                for (d, &r) in o.prefix_ranks.iter().enumerate() {
+                    p.sums[i * p.depths + d] += f64::from(u8::from((r as usize) < k));
+                }
+            }
         }
         for (i, &k) in self.ks.iter().enumerate() {
             let v = o.values(k);
@@ -117,9 +140,20 @@ impl Accumulator {
                     .collect()
             })
             .unwrap_or_default();
+        let prefix = &self.prefix;
+        let prefix_hits = if prefix.users == 0 {
+            Vec::new()
+        } else {
+            prefix
+                .sums
+                .chunks(prefix.depths)
+                .map(|c| c.iter().map(|s| s / prefix.users as f64).collect())
+                .collect()
+        };
         EvalSummary {
             compat,
             n_users: self.n_users,
+            prefix_hits,
             values: self.sums.iter().map(|s| s.divided_by(n)).collect(),
             ks: self.ks,
             anomalies: self.anomalies,
@@ -140,6 +174,8 @@ pub struct EvalSummary {
     pub ks: Vec<usize>,
     /// Mean metrics, one entry per K.
     pub values: Vec<MetricValues>,
+    /// Mean PrefixHit@K, per K one value per SID depth 1..L−1 (empty without SID records).
+    pub prefix_hits: Vec<Vec<f64>>,
     /// What had to be corrected.
     pub anomalies: Anomalies,
     /// Credit per collision group that is some user's target (empty unless tracked).

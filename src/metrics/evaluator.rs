@@ -295,6 +295,7 @@ impl<'a> Evaluator<'a> {
         if outcome.target_group.is_none() {
             anomalies.unknown_targets += 1;
         }
+        outcome.prefix_ranks = self.prefix_ranks(&s.cleaned, outcome.target_group);
         Scored { outcome, anomalies }
     }
 
@@ -390,8 +391,38 @@ impl<'a> Evaluator<'a> {
             sid_rank: rank,
             repeat_ranks: Box::default(),
             item_block: rank.map(|r| ItemBlock { before: r, size: 1 }),
+            prefix_ranks: Box::default(),
         };
         Scored { outcome, anomalies }
+    }
+
+    /// For depths 1..L−1, the first rank in the cleaned SID list (both semantics: valid SIDs,
+    /// first occurrences) sharing the target's first d codes; ranks only grow with depth.
+    fn prefix_ranks(&self, cleaned: &[Found], target_group: Option<u32>) -> Box<[u32]> {
+        let depths = self.index.n_levels().saturating_sub(1);
+        let mut ranks = vec![u32::MAX; depths];
+        let Some(g) = target_group else {
+            return ranks.into();
+        };
+        let codes_of = |g: u32| self.index.codes(self.collisions.items(g)[0] as usize);
+        let target = codes_of(g);
+        let mut reached = 0;
+        for (r, f) in cleaned.iter().enumerate() {
+            let common = codes_of(f.group)
+                .iter()
+                .zip(target)
+                .take_while(|(a, b)| a == b)
+                .count()
+                .min(depths);
+            while reached < common {
+                ranks[reached] = r as u32;
+                reached += 1;
+            }
+            if reached == depths {
+                break;
+            }
+        }
+        ranks.into()
     }
 
     fn group_of_sid(&self, sid: BeamSid) -> Option<u32> {

@@ -6,12 +6,14 @@
 
 mod aggregate;
 mod evaluator;
+mod kind;
 mod lookup;
 mod outcome;
 mod warnings;
 
 pub use aggregate::{Accumulator, Credit, CreditIndex, EvalSummary, Evaluation, GroupCredit};
 pub use evaluator::{Anomalies, Evaluator, Scored};
+pub use kind::Metric;
 pub use outcome::{ItemBlock, MetricValues, UserOutcome, inflation_pct};
 pub use warnings::{eval_warnings, fit_warnings, k_warnings};
 
@@ -108,6 +110,67 @@ mod tests {
         assert!(close(o.item_ndcg(100), o.item_ndcg(5)));
         assert_eq!(o.target_group, Some(1));
         assert_eq!(o.target_item, Some(1));
+    }
+
+    #[test]
+    fn reciprocal_ranks_and_prefix_hits() {
+        // Target {1, 2} at SID rank 1 behind a G = 3 group: MRR@2 = 1/2; the target item sits
+        // uniformly at item rank 4 or 5, so ItemMRR@5 = (1/4 + 1/5)/2 and ItemMRR@4 = (1/4)/2.
+        let r = r#"{"beam_sids": ["<a_3><b_3>", "<a_2><b_2>"], "target_item": "1"}"#;
+        let (f, c) = both(r);
+        assert_eq!(f, c);
+        let o = &f.outcome;
+        assert_eq!((o.mrr(1), o.mrr(2)), (0.0, 0.5));
+        assert!(close(o.item_mrr(5), (0.25 + 0.2) / 2.0));
+        assert!(close(o.item_mrr(4), 0.125));
+        assert_eq!(o.item_mrr(3), 0.0);
+        assert_eq!(o.values(20).item_mrr, o.item_mrr(5));
+        // Depth 1 (<a_2>) is reached at rank 1, like the full SID; depth 2 = L is Hit itself.
+        assert_eq!(&*o.prefix_ranks, &[1]);
+        assert_eq!(
+            (o.prefix_hit(1, 1), o.prefix_hit(1, 2)),
+            (Some(0.0), Some(1.0))
+        );
+        assert_eq!((o.prefix_hit(0, 2), o.prefix_hit(2, 2)), (None, None));
+        let miss = score(
+            Compat::Faithful,
+            r#"{"beam_sids": ["<a_3><b_3>"], "target_item": "0"}"#,
+        );
+        assert_eq!(miss.outcome.prefix_hit(1, 20), Some(0.0));
+        assert_eq!(miss.outcome.values(20).mrr, 0.0);
+        let ranked = score(
+            Compat::Faithful,
+            r#"{"ranked_items": ["5", "0"], "target_item": "0"}"#,
+        );
+        assert_eq!(ranked.outcome.prefix_hit(1, 20), None);
+        assert_eq!(ranked.outcome.values(2).item_mrr, 0.5);
+    }
+
+    #[test]
+    fn prefix_hits_average_over_users_per_depth() {
+        let index = SidIndex::parse(
+            br#"{"0": [1, 1, 1], "1": [1, 1, 2], "2": [1, 2, 1], "3": [2, 1, 1]}"#,
+            Path::new("t.json"),
+            None,
+        )
+        .unwrap();
+        let collisions = Collisions::new(&index);
+        let ev = Evaluator::new(&index, &collisions, Compat::Faithful);
+        // User 0 (target 0 = 1,1,1): rank 0 shares 2 codes (1,1,2). User 1 (target 3 = 2,1,1):
+        // rank 0 shares nothing, rank 1 is the target.
+        let records = [
+            r#"{"beam_sids": ["<a_1><b_1><c_2>", "<a_1><b_2><c_1>"], "target_item": "0"}"#,
+            r#"{"beam_sids": ["<a_1><b_1><c_1>", "<a_2><b_1><c_1>"], "target_item": "3"}"#,
+        ];
+        let mut acc = Accumulator::new(&[1, 2], false);
+        for r in records {
+            let s = ev.evaluate(&BeamRecord::from_json(r).unwrap());
+            acc.add(&s.outcome, s.anomalies);
+        }
+        let summary = acc.finish(Compat::Faithful, &collisions, &ev.generated_counts());
+        assert_eq!(summary.prefix_hits, vec![vec![0.5, 0.5], vec![1.0, 1.0]]);
+        assert_eq!(summary.values[1].hit, 0.5);
+        assert!(close(summary.values[1].mrr, 0.25));
     }
 
     #[test]
@@ -360,7 +423,9 @@ mod tests {
                 prop_assert!(v.item_hit <= v.hit + 1e-12 && v.hit <= 1.0);
                 prop_assert!(v.item_ndcg <= v.ndcg + 1e-12 && v.ndcg <= 1.0 + 1e-12);
                 prop_assert!(v.item_hit >= 0.0 && v.item_ndcg >= 0.0);
+                prop_assert!(v.item_mrr <= v.mrr + 1e-12 && v.mrr <= v.ndcg + 1e-12);
             }
+            prop_assert!(s.outcome.prefix_hit(1, k).unwrap() >= now.hit);
             prop_assert!(next.item_hit >= now.item_hit && next.item_ndcg >= now.item_ndcg - 1e-15);
             if let Some(b) = s.outcome.item_block {
                 let all = (b.before + b.size) as usize;

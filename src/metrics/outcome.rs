@@ -1,5 +1,5 @@
 //! What one user's beam list achieved ([`UserOutcome`]) and the formulas that turn it into
-//! Hit, NDCG, ItemHit and ItemNDCG at any K.
+//! Hit, NDCG, MRR, ItemHit, ItemNDCG, ItemMRR and the prefix hits at any K.
 
 use std::sync::OnceLock;
 
@@ -29,6 +29,9 @@ pub struct UserOutcome {
     pub repeat_ranks: Box<[u32]>,
     /// The target's block in the item-level ranking; `None` when its SID was not generated.
     pub item_block: Option<ItemBlock>,
+    /// For each SID depth d = 1..L−1, the first rank whose SID shares the target's first d
+    /// codes (`u32::MAX`: none does); empty for ranked-item records, which have no SIDs.
+    pub prefix_ranks: Box<[u32]>,
 }
 
 impl UserOutcome {
@@ -59,6 +62,34 @@ impl UserOutcome {
         }
     }
 
+    /// MRR@K: 1/(rank + 1) of the target's SID (1-based rank) when it is among the first K.
+    pub fn mrr(&self, k: usize) -> f64 {
+        match self.sid_rank {
+            Some(r) if (r as usize) < k => 1.0 / (f64::from(r) + 1.0),
+            _ => 0.0,
+        }
+    }
+
+    /// ItemMRR@K = (1/G)·Σ_{i=1..e} 1/(P + i): the expected reciprocal rank of the target item
+    /// placed uniformly inside its group's block, truncated at K like ItemHit@K.
+    pub fn item_mrr(&self, k: usize) -> f64 {
+        match self.item_block {
+            Some(b) => {
+                let from = u64::from(b.before);
+                harmonic_sum(from, from + effective(b, k)) / f64::from(b.size)
+            }
+            None => 0.0,
+        }
+    }
+
+    /// PrefixHit@K at depth d (1..L−1): some SID among the first K shares the target's first
+    /// d codes (did the model reach the right prefix group?); `None` without SIDs or for a
+    /// depth the index does not have. Depth L is Hit@K itself.
+    pub fn prefix_hit(&self, depth: usize, k: usize) -> Option<f64> {
+        let r = *self.prefix_ranks.get(depth.checked_sub(1)?)?;
+        Some(if (r as usize) < k { 1.0 } else { 0.0 })
+    }
+
     /// ItemNDCG@K = (1/G)·Σ_{i=1..e} 1/log2(P + i + 1).
     pub fn item_ndcg(&self, k: usize) -> f64 {
         match self.item_block {
@@ -75,8 +106,10 @@ impl UserOutcome {
         MetricValues {
             hit: self.hit(k),
             ndcg: self.ndcg(k),
+            mrr: self.mrr(k),
             item_hit: self.item_hit(k),
             item_ndcg: self.item_ndcg(k),
+            item_mrr: self.item_mrr(k),
         }
     }
 }
@@ -113,17 +146,43 @@ pub(super) fn discount_sum(from: u64, to: u64) -> f64 {
     (from + 1..=to).map(|n| 1.0 / ((n + 1) as f64).log2()).sum()
 }
 
-/// Hit, NDCG, ItemHit and ItemNDCG at one K (per user, or averaged over users).
+/// Σ_{n=from+1..=to} 1/n, in O(1) from a prefix-sum table for ranks within it.
+pub(super) fn harmonic_sum(from: u64, to: u64) -> f64 {
+    static PREFIX: OnceLock<Vec<f64>> = OnceLock::new();
+    if to <= from {
+        return 0.0;
+    }
+    if to as usize <= DISCOUNT_TABLE {
+        let prefix = PREFIX.get_or_init(|| {
+            let mut sums = Vec::with_capacity(DISCOUNT_TABLE + 1);
+            let mut total = 0.0;
+            sums.push(total);
+            for n in 1..=DISCOUNT_TABLE {
+                total += 1.0 / n as f64;
+                sums.push(total);
+            }
+            sums
+        });
+        return prefix[to as usize] - prefix[from as usize];
+    }
+    (from + 1..=to).map(|n| 1.0 / n as f64).sum()
+}
+
+/// Hit, NDCG, MRR and their item-level counterparts at one K (per user, or averaged).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct MetricValues {
     /// SID-level Hit@K.
     pub hit: f64,
     /// SID-level NDCG@K.
     pub ndcg: f64,
+    /// SID-level MRR@K.
+    pub mrr: f64,
     /// Item-level ItemHit@K.
     pub item_hit: f64,
     /// Item-level ItemNDCG@K.
     pub item_ndcg: f64,
+    /// Item-level ItemMRR@K.
+    pub item_mrr: f64,
 }
 
 impl MetricValues {
@@ -137,14 +196,16 @@ impl MetricValues {
         inflation_pct(self.ndcg, self.item_ndcg)
     }
 
-    /// The four values with their names (`Hit`, `NDCG`, `ItemHit`, `ItemNDCG`), in the order
-    /// reports list them.
-    pub fn named(&self) -> [(&'static str, f64); 4] {
+    /// The values with their names (`Hit`, `NDCG`, `MRR`, `ItemHit`, `ItemNDCG`, `ItemMRR`),
+    /// in the order reports list them.
+    pub fn named(&self) -> [(&'static str, f64); 6] {
         [
             ("Hit", self.hit),
             ("NDCG", self.ndcg),
+            ("MRR", self.mrr),
             ("ItemHit", self.item_hit),
             ("ItemNDCG", self.item_ndcg),
+            ("ItemMRR", self.item_mrr),
         ]
     }
 
@@ -153,6 +214,8 @@ impl MetricValues {
         self.ndcg += other.ndcg;
         self.item_hit += other.item_hit;
         self.item_ndcg += other.item_ndcg;
+        self.mrr += other.mrr;
+        self.item_mrr += other.item_mrr;
     }
 
     pub(super) fn divided_by(self, n: f64) -> MetricValues {
@@ -161,6 +224,8 @@ impl MetricValues {
             ndcg: self.ndcg / n,
             item_hit: self.item_hit / n,
             item_ndcg: self.item_ndcg / n,
+            mrr: self.mrr / n,
+            item_mrr: self.item_mrr / n,
         }
     }
 }

@@ -1,12 +1,16 @@
 //! The `compare` report: one row per tokenizer (collision rate, g_max, Hit@K, ItemHit@K,
-//! NDCG@K, ItemNDCG@K, inflation, both ranks), the rank flips, and `compare --json`.
+//! NDCG@K, ItemNDCG@K, inflation, both ranks) at one K or at every K with seeds (`± std`) and
+//! significance marks, the rank flips (and which are significant), and `compare --json`.
 
 use serde::Serialize;
 
 use super::eval::MetricMap;
 use super::{Align, Table, metric, percent, signed_percent};
-use crate::compare::{Comparison, Flip, Row};
-use crate::metrics::Compat;
+use crate::compare::{Comparison, Flip, NdcgFlip, Row};
+use crate::metrics::{Compat, Metric, MetricValues};
+use crate::pairwise::{PairTest, find};
+use crate::significance::Correction;
+use crate::usecase::CompareReport;
 
 /// Shown where a tokenizer has no beams.
 const MISSING: &str = "-";
@@ -165,4 +169,359 @@ pub fn order_by(c: &Comparison, column: usize, descending: bool) -> Vec<usize> {
         if descending { by.reverse() } else { by }
     });
     order
+}
+
+/// Marks a value that differs significantly from the best of its column.
+pub const MARK: &str = "†";
+
+/// Every K of a [`CompareReport`] in one table. `raw` writes plain numbers for CSV (rates as
+/// fractions, inflation in percent, standard deviations in their own columns, no marks) with
+/// the unit in the header; otherwise cells read `0.0854 ± 0.0011†`.
+pub fn report_table(r: &CompareReport, raw: bool) -> Table {
+    let Some(first) = r.comparisons.first() else {
+        return Table::default();
+    };
+    let seeded = first.rows.iter().any(|row| row.n_seeds > 1);
+    let mut columns: Vec<(String, Align)> = vec![
+        ("tokenizer".into(), Align::Left),
+        (
+            if raw {
+                "collision_rate (fraction)"
+            } else {
+                "collision rate"
+            }
+            .into(),
+            Align::Right,
+        ),
+        ("g_max".into(), Align::Right),
+    ];
+    if seeded {
+        columns.push(("seeds".into(), Align::Right));
+    }
+    for c in &r.comparisons {
+        for m in Metric::COMPARED {
+            columns.push((m.at(c.k), Align::Right));
+            if raw && seeded {
+                columns.push((format!("{} std", m.at(c.k)), Align::Right));
+            }
+        }
+        let inflation = if raw {
+            format!("Hit@{} inflation (%)", c.k)
+        } else {
+            format!("inflation@{}", c.k)
+        };
+        columns.push((inflation, Align::Right));
+        columns.push((format!("rank Hit@{}", c.k), Align::Right));
+        columns.push((format!("rank ItemHit@{}", c.k), Align::Right));
+    }
+    let refs: Vec<(&str, Align)> = columns.iter().map(|(h, a)| (h.as_str(), *a)).collect();
+    let mut t = Table::new(&refs);
+    let number = |v: f64| if raw { v.to_string() } else { metric(v) };
+    for (i, row) in first.rows.iter().enumerate() {
+        let mut cells = vec![
+            row.name.clone(),
+            if raw {
+                row.collision_rate.to_string()
+            } else {
+                percent(row.collision_rate)
+            },
+            row.g_max.to_string(),
+        ];
+        if seeded {
+            cells.push(row.n_seeds.to_string());
+        }
+        for c in &r.comparisons {
+            let row = &c.rows[i];
+            for m in Metric::COMPARED {
+                let value = row.values.map(|v| pick(&v, m));
+                let std = row.std.map(|v| pick(&v, m));
+                match (value, raw) {
+                    (None, _) => {
+                        cells.push(MISSING.into());
+                        if raw && seeded {
+                            cells.push(MISSING.into());
+                        }
+                    }
+                    (Some(v), true) => {
+                        cells.push(number(v));
+                        if seeded {
+                            cells.push(std.map_or(MISSING.into(), number));
+                        }
+                    }
+                    (Some(v), false) => {
+                        let mut cell = metric(v);
+                        if let Some(s) = std {
+                            cell.push_str(&format!(" ± {}", metric(s)));
+                        }
+                        if differs_from_best(r, c, i, m) {
+                            cell.push_str(MARK);
+                        }
+                        cells.push(cell);
+                    }
+                }
+            }
+            cells.push(match (row.values, raw) {
+                (None, _) => MISSING.into(),
+                (Some(_), true) => row.inflation_pct.map_or(MISSING.into(), |p| p.to_string()),
+                (Some(_), false) => signed_percent(row.inflation_pct),
+            });
+            let rank = |v: Option<usize>| v.map_or(MISSING.to_string(), |r| r.to_string());
+            cells.push(rank(row.rank_hit));
+            cells.push(rank(row.rank_item_hit));
+        }
+        t.push(cells);
+    }
+    t
+}
+
+fn pick(v: &MetricValues, m: Metric) -> f64 {
+    match m {
+        Metric::Hit => v.hit,
+        Metric::Ndcg => v.ndcg,
+        Metric::Mrr => v.mrr,
+        Metric::ItemHit => v.item_hit,
+        Metric::ItemNdcg => v.item_ndcg,
+        Metric::ItemMrr => v.item_mrr,
+    }
+}
+
+/// Row `i` is not the best of its column on `m` and its test against the best is significant.
+fn differs_from_best(r: &CompareReport, c: &Comparison, i: usize, m: Metric) -> bool {
+    let values: Vec<Option<f64>> = c
+        .rows
+        .iter()
+        .map(|row| row.values.map(|v| pick(&v, m)))
+        .collect();
+    let best = (0..values.len())
+        .filter(|&j| values[j].is_some())
+        .max_by(|&a, &b| values[a].unwrap().total_cmp(&values[b].unwrap()));
+    match best {
+        Some(b) if b != i && values[i].is_some() && values[i] != values[b] => {
+            find(&r.tests, &c.rows[i].name, &c.rows[b].name, &m.at(c.k))
+                .is_some_and(|t| t.significant)
+        }
+        _ => false,
+    }
+}
+
+/// What the mark means, for the line under a table (`None` without tests).
+pub fn mark_legend(r: &CompareReport) -> Option<String> {
+    let s = r.settings.filter(|_| !r.tests.is_empty())?;
+    Some(format!(
+        "{MARK} differs from the best value of its column (paired t-test, {} p < {})",
+        correction_label(s.correction),
+        s.alpha
+    ))
+}
+
+fn correction_label(c: Correction) -> &'static str {
+    match c {
+        Correction::Holm => "Holm-adjusted",
+        Correction::Bonferroni => "Bonferroni-adjusted",
+        Correction::None => "unadjusted",
+    }
+}
+
+/// One sentence per flip at every K, by Hit and by NDCG, saying whether the item-level order
+/// is significant when tests ran.
+pub fn report_flip_lines(r: &CompareReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let verdict = |a: &str, b: &str, metric: String| -> String {
+        match (r.settings, find(&r.tests, a, b, &metric)) {
+            (Some(s), Some(t)) => format!(
+                " — {} ({metric}: {} p = {})",
+                if t.significant {
+                    "significant"
+                } else {
+                    "not significant"
+                },
+                correction_label(s.correction),
+                p_value(t.p_adjusted)
+            ),
+            _ => String::new(),
+        }
+    };
+    for c in &r.comparisons {
+        let k = c.k;
+        for f in &c.flips {
+            lines.push(format!(
+                "{} ranks above {} by Hit@{k} but below it by ItemHit@{k}{}",
+                f.higher_by_hit,
+                f.higher_by_item_hit,
+                verdict(
+                    &f.higher_by_hit,
+                    &f.higher_by_item_hit,
+                    Metric::ItemHit.at(k)
+                )
+            ));
+        }
+        for f in &c.ndcg_flips {
+            lines.push(format!(
+                "{} ranks above {} by NDCG@{k} but below it by ItemNDCG@{k}{}",
+                f.higher_by_ndcg,
+                f.higher_by_item_ndcg,
+                verdict(
+                    &f.higher_by_ndcg,
+                    &f.higher_by_item_ndcg,
+                    Metric::ItemNdcg.at(k)
+                )
+            ));
+        }
+    }
+    lines
+}
+
+/// A p-value in 3 significant digits (`1.0` and `2.1e-10` alike).
+pub fn p_value(p: f64) -> String {
+    if p >= 0.001 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.2e}")
+    }
+}
+
+/// The `sidlens compare --json` document for several K, seeds and tests.
+#[derive(Serialize)]
+pub struct CompareReportJson<'a> {
+    /// The first cut-off (what `rank_hit` and `rank_item_hit` refer to).
+    pub k: usize,
+    /// Every cut-off.
+    pub ks: Vec<usize>,
+    /// `faithful` or `cce-py`.
+    pub compat: Compat,
+    /// One object per tokenizer.
+    pub rows: Vec<ReportRowJson<'a>>,
+    /// Pairs ranked in opposite orders by Hit@K and ItemHit@K, at every K.
+    pub flips: Vec<FlipJson<'a>>,
+    /// Pairs ranked in opposite orders by NDCG@K and ItemNDCG@K, at every K.
+    pub ndcg_flips: Vec<NdcgFlipJson<'a>>,
+    /// `holm`, `bonferroni` or `none` (null without tests).
+    pub correction: Option<Correction>,
+    /// The significance level (null without tests).
+    pub alpha: Option<f64>,
+    /// The p-value the correction adjusts.
+    pub p_adjusted_from: &'static str,
+    /// Every pair on Hit, NDCG, ItemHit and ItemNDCG at every K.
+    pub tests: &'a [PairTest],
+}
+
+/// One tokenizer in `compare --json`.
+#[derive(Serialize)]
+pub struct ReportRowJson<'a> {
+    /// The tokenizer's name.
+    pub name: &'a str,
+    /// Items in collision groups / items.
+    pub collision_rate: f64,
+    /// The largest collision group.
+    pub g_max: usize,
+    /// Users evaluated, or null without beams.
+    pub n_users: Option<u64>,
+    /// Beams files (seeds) evaluated.
+    pub n_seeds: usize,
+    /// Means over seeds, `"Hit@K"` … `"ItemMRR@K"` for every K, or null without beams.
+    pub metrics: Option<MetricMap>,
+    /// Sample standard deviations over seeds (ddof = 1), or null with fewer than two seeds.
+    pub metrics_std: Option<MetricMap>,
+    /// `"Hit@K"`: (Hit − ItemHit) / ItemHit · 100 for every K.
+    pub inflation_pct: MetricMap,
+    /// Rank by Hit at the first K (1 = best), or null.
+    pub rank_hit: Option<usize>,
+    /// Rank by ItemHit at the first K, or null.
+    pub rank_item_hit: Option<usize>,
+    /// `"Hit@K"` and `"ItemHit@K"` ranks for every K (null without beams).
+    pub ranks: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A Hit flip at one K in `compare --json`.
+#[derive(Serialize)]
+pub struct FlipJson<'a> {
+    /// The cut-off.
+    pub k: usize,
+    /// The flip.
+    #[serde(flatten)]
+    pub flip: &'a Flip,
+}
+
+/// An NDCG flip at one K in `compare --json`.
+#[derive(Serialize)]
+pub struct NdcgFlipJson<'a> {
+    /// The cut-off.
+    pub k: usize,
+    /// The flip.
+    #[serde(flatten)]
+    pub flip: &'a NdcgFlip,
+}
+
+impl<'a> CompareReportJson<'a> {
+    /// Builds the document.
+    pub fn new(r: &'a CompareReport) -> Self {
+        let first = &r.comparisons[0];
+        let map = |i: usize, f: &dyn Fn(&Row) -> Option<MetricValues>| -> Option<MetricMap> {
+            let mut entries = Vec::new();
+            for slot in 0..MetricValues::default().named().len() {
+                for c in &r.comparisons {
+                    let (name, value) = f(&c.rows[i])?.named()[slot];
+                    entries.push((format!("{name}@{}", c.k), Some(value)));
+                }
+            }
+            Some(MetricMap(entries))
+        };
+        let rows = first
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| ReportRowJson {
+                name: &row.name,
+                collision_rate: row.collision_rate,
+                g_max: row.g_max,
+                n_users: row.n_users,
+                n_seeds: row.n_seeds,
+                metrics: map(i, &|row| row.values),
+                metrics_std: map(i, &|row| row.std),
+                inflation_pct: MetricMap(
+                    r.comparisons
+                        .iter()
+                        .map(|c| (format!("Hit@{}", c.k), c.rows[i].inflation_pct))
+                        .collect(),
+                ),
+                rank_hit: row.rank_hit,
+                rank_item_hit: row.rank_item_hit,
+                ranks: r
+                    .comparisons
+                    .iter()
+                    .flat_map(|c| {
+                        let rr = &c.rows[i];
+                        [
+                            (format!("Hit@{}", c.k), rr.rank_hit.into()),
+                            (format!("ItemHit@{}", c.k), rr.rank_item_hit.into()),
+                        ]
+                    })
+                    .collect(),
+            })
+            .collect();
+        CompareReportJson {
+            k: first.k,
+            ks: r.comparisons.iter().map(|c| c.k).collect(),
+            compat: first.compat,
+            rows,
+            flips: r
+                .comparisons
+                .iter()
+                .flat_map(|c| c.flips.iter().map(|flip| FlipJson { k: c.k, flip }))
+                .collect(),
+            ndcg_flips: r
+                .comparisons
+                .iter()
+                .flat_map(|c| {
+                    c.ndcg_flips
+                        .iter()
+                        .map(|flip| NdcgFlipJson { k: c.k, flip })
+                })
+                .collect(),
+            correction: r.settings.map(|s| s.correction),
+            alpha: r.settings.map(|s| s.alpha),
+            p_adjusted_from: "p_t",
+            tests: &r.tests,
+        }
+    }
 }

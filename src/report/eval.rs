@@ -1,5 +1,6 @@
-//! The `eval` report: one row per K (Hit, ItemHit, inflation, NDCG, ItemNDCG), the groups that
-//! collisions over-credit most, the `eval --json` document and per-user JSON Lines.
+//! The `eval` report: one row per K (Hit, ItemHit, inflation, NDCG, ItemNDCG, MRR, ItemMRR,
+//! prefix hits per SID depth), the groups that collisions over-credit most, the `eval --json`
+//! document and per-user JSON Lines.
 
 use std::io::{self, Write};
 
@@ -8,7 +9,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::{Align, Table, metric, signed_percent};
 use crate::collision::Collisions;
 use crate::load::SidIndex;
-use crate::metrics::{Anomalies, Compat, EvalSummary, GroupCredit, UserOutcome};
+use crate::metrics::{Anomalies, Compat, EvalSummary, GroupCredit, MetricValues, UserOutcome};
 use crate::report::groups::items_in_id_order;
 use crate::sid;
 
@@ -21,16 +22,29 @@ pub fn table(summary: &EvalSummary) -> Table {
         ("inflation", Align::Right),
         ("NDCG", Align::Right),
         ("ItemNDCG", Align::Right),
+        ("MRR", Align::Right),
+        ("ItemMRR", Align::Right),
     ]);
-    for (&k, v) in summary.ks.iter().zip(&summary.values) {
-        t.push(vec![
+    let depths = summary.prefix_hits.first().map_or(0, Vec::len);
+    for d in 1..=depths {
+        t.headers.push(format!("PrefixHit d{d}"));
+        t.align.push(Align::Right);
+    }
+    for (i, (&k, v)) in summary.ks.iter().zip(&summary.values).enumerate() {
+        let mut row = vec![
             k.to_string(),
             metric(v.hit),
             metric(v.item_hit),
             signed_percent(v.hit_inflation_pct()),
             metric(v.ndcg),
             metric(v.item_ndcg),
-        ]);
+            metric(v.mrr),
+            metric(v.item_mrr),
+        ];
+        if let Some(hits) = summary.prefix_hits.get(i) {
+            row.extend(hits.iter().map(|&h| metric(h)));
+        }
+        t.push(row);
     }
     t
 }
@@ -113,10 +127,10 @@ impl Serialize for MetricMap {
 }
 
 impl MetricMap {
-    /// The four metrics for every K.
+    /// Every metric for every K.
     pub fn metrics(summary: &EvalSummary) -> MetricMap {
         let mut entries = Vec::new();
-        for metric in 0..4 {
+        for metric in 0..MetricValues::default().named().len() {
             for (k, v) in summary.ks.iter().zip(&summary.values) {
                 let (name, value) = v.named()[metric];
                 entries.push((format!("{name}@{k}"), Some(value)));
@@ -147,8 +161,12 @@ pub struct EvalJson {
     pub compat: Compat,
     /// The K values.
     pub ks: Vec<usize>,
-    /// `"Hit@K"`, `"NDCG@K"`, `"ItemHit@K"`, `"ItemNDCG@K"` for every K.
+    /// `"Hit@K"`, `"NDCG@K"`, `"MRR@K"`, `"ItemHit@K"`, `"ItemNDCG@K"`, `"ItemMRR@K"` for
+    /// every K.
     pub metrics: MetricMap,
+    /// Per SID depth d = 1..L−1: `{"depth": d, "Hit@K": …}`, the share of users with some SID
+    /// sharing the target's first d codes among the first K (empty for ranked-item records).
+    pub prefix_hit: Vec<PrefixJson>,
     /// `"Hit@K"` and `"NDCG@K"`: (SID-level − item-level) / item-level · 100, or null.
     pub inflation_pct: MetricMap,
     /// Beam SIDs that name no item.
@@ -171,6 +189,36 @@ pub struct EvalJson {
     /// With `--groups`: the most over-credited groups.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<GroupJson>>,
+}
+
+/// PrefixHit@K at one SID depth in `eval --json`.
+#[derive(serde::Serialize)]
+pub struct PrefixJson {
+    /// How many leading codes must match (1..L−1).
+    pub depth: usize,
+    /// `"Hit@K"` for every K.
+    #[serde(flatten)]
+    pub hits: MetricMap,
+}
+
+impl PrefixJson {
+    /// One entry per depth.
+    pub fn all(summary: &EvalSummary) -> Vec<PrefixJson> {
+        let depths = summary.prefix_hits.first().map_or(0, Vec::len);
+        (0..depths)
+            .map(|d| PrefixJson {
+                depth: d + 1,
+                hits: MetricMap(
+                    summary
+                        .ks
+                        .iter()
+                        .zip(&summary.prefix_hits)
+                        .map(|(k, hits)| (format!("Hit@{k}"), Some(hits[d])))
+                        .collect(),
+                ),
+            })
+            .collect()
+    }
 }
 
 /// One over-credited group in `eval --json --groups N`.
@@ -231,6 +279,7 @@ impl EvalJson {
             compat: summary.compat,
             ks: summary.ks.clone(),
             metrics: MetricMap::metrics(summary),
+            prefix_hit: PrefixJson::all(summary),
             inflation_pct: MetricMap::inflation(summary),
             invalid_sids: summary.anomalies.invalid_sids,
             duplicate_sids: summary.anomalies.duplicate_sids,
@@ -246,7 +295,7 @@ impl EvalJson {
 }
 
 /// Writes one user's line of `eval --per-user` JSON Lines: the user's number, target item,
-/// rank (1-based) and block (P, G), then Hit, NDCG, ItemHit, ItemNDCG at every K.
+/// rank (1-based) and block (P, G), then Hit, NDCG, MRR, ItemHit, ItemNDCG, ItemMRR at every K.
 pub fn write_user_line(
     out: &mut dyn Write,
     user: usize,
@@ -268,7 +317,7 @@ pub fn write_user_line(
         opt(o.item_block.map(|b| b.size)),
     )?;
     let values: Vec<_> = ks.iter().map(|&k| o.values(k)).collect();
-    for metric in 0..4 {
+    for metric in 0..MetricValues::default().named().len() {
         for (k, v) in ks.iter().zip(&values) {
             let (name, value) = v.named()[metric];
             write!(out, ", \"{name}@{k}\": ")?;

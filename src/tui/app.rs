@@ -923,6 +923,8 @@ impl App {
                         .metrics
                         .ready()
                         .map(|m| (m.evaluation.n_users() as u64, m.evaluation.at(k))),
+                    std: None,
+                    n_seeds: usize::from(t.metrics.ready().is_some()),
                 })
             })
             .collect();

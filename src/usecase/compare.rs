@@ -1,35 +1,133 @@
-//! Comparing tokenizers: each one's index and beams loaded and evaluated at K, then ranked by
-//! Hit@K and by ItemHit@K (the paper's Table 4).
+//! Comparing tokenizers: each one's index and beams (one file per seed) loaded and evaluated,
+//! then ranked at every K by Hit@K and by ItemHit@K (the paper's Table 4), with paired tests
+//! between every pair of tokenizers on every compared metric.
 
 use crate::collision::Collisions;
 use crate::compare::{Comparison, Entry, rank};
 use crate::error::Result;
 use crate::load::{SidIndex, TokenizerFiles};
-use crate::metrics::{Compat, Evaluator};
+use crate::metrics::{Compat, Evaluator, Metric};
+use crate::pairwise::{PairTest, TestSettings, find, test_pairs};
 use crate::progress::{Progress, check_cancelled};
+use crate::seeds::{SeededEvaluation, check_paired};
 
-/// Loads and evaluates every tokenizer at K (its first beams file), then ranks them.
+/// A comparison at several K with its paired tests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareReport {
+    /// One comparison per K, in the order asked.
+    pub comparisons: Vec<Comparison>,
+    /// Every pair on every compared metric at every K (empty when tests were not asked for
+    /// or fewer than two tokenizers have beams).
+    pub tests: Vec<PairTest>,
+    /// How the tests ran (`None`: not asked for).
+    pub settings: Option<TestSettings>,
+}
+
+/// Loads and evaluates every tokenizer (all its beams files, one per seed) and ranks them at
+/// each K; with `settings`, tests every pair and marks which flips are significant.
 pub fn compare_tokenizers(
     tokenizers: &[TokenizerFiles],
-    k: usize,
+    ks: &[usize],
     compat: Compat,
     codebook_size: Option<usize>,
+    settings: Option<TestSettings>,
     progress: &dyn Progress,
-) -> Result<Comparison> {
-    let mut entries = Vec::with_capacity(tokenizers.len());
+) -> Result<CompareReport> {
+    let mut loaded = Vec::with_capacity(tokenizers.len());
     for run in tokenizers {
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let mut entry = Entry::new(&run.name, &collisions, None, k);
-        if let Some(beams) = run.beams_file() {
-            let mut ev = Evaluator::new(&index, &collisions, compat);
-            let s = ev.summarize_file(beams, &[k], false, progress, |_, _| Ok(()))?;
-            entry.evaluated = Some((s.n_users, s.values[0]));
-        }
-        entries.push(entry);
+        let seeds = if run.beams.is_empty() {
+            None
+        } else {
+            let mut evaluations = Vec::with_capacity(run.beams.len());
+            for beams in &run.beams {
+                let ev =
+                    Evaluator::new(&index, &collisions, compat).evaluate_file(beams, progress)?;
+                evaluations.push(ev);
+            }
+            Some(SeededEvaluation::new(run.beams.clone(), evaluations)?)
+        };
+        let targets: Vec<Option<String>> = seeds.as_ref().map_or_else(Vec::new, |s| {
+            s.first()
+                .outcomes
+                .iter()
+                .map(|o| o.target_item.map(|p| index.id(p as usize).to_string()))
+                .collect()
+        });
+        loaded.push((run, collisions, seeds, targets));
     }
-    Ok(rank(entries, k, compat))
+    let comparisons: Vec<Comparison> = ks
+        .iter()
+        .map(|&k| {
+            let entries = loaded
+                .iter()
+                .map(|(run, collisions, seeds, _)| {
+                    let mut entry = Entry::new(&run.name, collisions, None, k);
+                    if let Some(s) = seeds {
+                        let (mean, std) = s.at(k);
+                        entry.evaluated = Some((s.n_users() as u64, mean));
+                        entry.std = std;
+                        entry.n_seeds = s.n_seeds();
+                    }
+                    entry
+                })
+                .collect();
+            rank(entries, k, compat)
+        })
+        .collect();
+    let evaluated: Vec<_> = loaded
+        .iter()
+        .filter_map(|(run, _, seeds, targets)| seeds.as_ref().map(|s| (run, s, targets)))
+        .collect();
+    let mut report = CompareReport {
+        comparisons,
+        tests: Vec::new(),
+        settings,
+    };
+    let Some(settings) = settings.filter(|_| evaluated.len() >= 2) else {
+        return Ok(report);
+    };
+    fn ids(t: &[Option<String>]) -> Vec<Option<&str>> {
+        t.iter().map(Option::as_deref).collect()
+    }
+    let (first, _, first_targets) = evaluated[0];
+    for (run, _, targets) in &evaluated[1..] {
+        check_paired(
+            (&first.name, &ids(first_targets)),
+            (&run.name, &ids(targets)),
+        )?;
+    }
+    for &k in ks {
+        for metric in Metric::COMPARED {
+            check_cancelled(progress)?;
+            let samples: Vec<(&str, Vec<f64>)> = evaluated
+                .iter()
+                .map(|(run, s, _)| (run.name.as_str(), s.per_user(metric, k)))
+                .collect();
+            report
+                .tests
+                .extend(test_pairs(&metric.at(k), &samples, settings));
+        }
+    }
+    for c in &mut report.comparisons {
+        let (hit, ndcg) = (Metric::ItemHit.at(c.k), Metric::ItemNdcg.at(c.k));
+        for f in &mut c.flips {
+            f.significant = find(&report.tests, &f.higher_by_hit, &f.higher_by_item_hit, &hit)
+                .is_some_and(|t| t.significant);
+        }
+        for f in &mut c.ndcg_flips {
+            f.significant = find(
+                &report.tests,
+                &f.higher_by_ndcg,
+                &f.higher_by_item_ndcg,
+                &ndcg,
+            )
+            .is_some_and(|t| t.significant);
+        }
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -57,21 +155,23 @@ mod tests {
             .into_iter()
             .filter(|r| r.name.starts_with("rkmeans"))
             .collect();
-        let c = compare_tokenizers(
+        let report = compare_tokenizers(
             &runs,
-            10,
+            &[10],
             Compat::Faithful,
             None,
+            Some(TestSettings::default()),
             &crate::progress::NoProgress,
         )
         .unwrap();
+        let c = &report.comparisons[0];
         let native = &c.rows[0];
         assert_eq!(native.name, "rkmeans_native");
         assert!((native.collision_rate - 0.3052486187845304).abs() < 1e-15);
         let v = native.values.unwrap();
         assert!((v.hit - 0.1533004689190814).abs() < 1e-12);
         assert!((v.item_hit - 0.08544733045633947).abs() < 1e-12);
-        assert_eq!(native.g_max, 26);
+        assert_eq!((native.g_max, native.n_seeds, native.std), (26, 1, None));
         let index = SidIndex::load(&runs[0].index, None).unwrap();
         let collisions = Collisions::new(&index);
         let evaluation = Evaluator::new(&index, &collisions, Compat::Faithful)
@@ -81,5 +181,11 @@ mod tests {
         assert_eq!(entry.evaluated, Some((native.n_users.unwrap(), v)));
         let zcr_cf = c.rows.iter().find(|r| r.name == "rkmeans_zcr_cf").unwrap();
         assert_eq!((zcr_cf.values, zcr_cf.rank_hit), (None, None));
+        // rkmeans_native vs rkmeans_zcr: one pair per metric, ItemHit@10 p as scipy gives it.
+        assert_eq!(report.tests.len(), 4);
+        let t = find(&report.tests, "rkmeans_native", "rkmeans_zcr", "ItemHit@10").unwrap();
+        assert!((t.p_t - 2.0832392552809766e-10).abs() < 1e-17, "{t:?}");
+        assert!(t.significant && t.diff < 0.0);
+        assert!(c.flips.iter().all(|f| f.significant));
     }
 }

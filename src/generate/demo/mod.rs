@@ -387,7 +387,9 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
     }
     let tokenizers = Dataset::discover(dir, None)?.tokenizers();
     let comparison =
-        usecase::compare_tokenizers(&tokenizers, 10, Compat::Faithful, None, progress)?;
+        usecase::compare_tokenizers(&tokenizers, &[10], Compat::Faithful, None, None, progress)?
+            .comparisons
+            .remove(0);
     let summary = DemoSummary {
         dataset: DATASET.to_string(),
         n_items: catalog.products.len(),
