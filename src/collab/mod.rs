@@ -4,8 +4,10 @@
 pub mod cooccurrence;
 pub mod dense_eigen;
 pub mod embedding;
+pub mod fusion;
 pub mod krylov;
 pub mod sparse;
+pub mod spread;
 
 pub use cooccurrence::{ItemRows, Window};
 pub use embedding::{CfConfig, CfEmbedding, embed};

@@ -9,6 +9,7 @@ pub mod groups;
 pub mod latex;
 pub mod markdown;
 pub mod reassign;
+pub mod spread;
 pub mod stats;
 pub mod text;
 
