@@ -3,9 +3,10 @@
 //! a symmetric matrix's singular triplets are its eigenpairs with σ = |λ|, so this is the
 //! truncated SVD of the PPMI matrix.
 
-use ndarray::{Array2, ArrayView2, Axis, s};
+use ndarray::{Array2, Axis, s};
 
 use super::dense_eigen::symmetric_eigen;
+use super::gemm;
 use super::sparse::Csr;
 use crate::Result;
 use crate::progress::{Progress, check_cancelled};
@@ -191,7 +192,7 @@ impl<'a> BlockLanczos<'a> {
             for (col, &i) in order[..wanted].iter().enumerate() {
                 ritz.column_mut(col).assign(&vectors.row(i));
             }
-            let x = self.q.slice(s![.., ..cols]).dot(&ritz);
+            let x = gemm::a_b(&self.q, 0..cols, &ritz);
             if finished {
                 return Ok(Eigenpairs {
                     values: order[..self.k].iter().map(|&i| values[i]).collect(),
@@ -221,11 +222,10 @@ impl<'a> BlockLanczos<'a> {
     /// Multiplies the frontier columns `done..cols` by A, records their projections in `h`,
     /// and returns the orthonormal continuation block with its coupling (`A F = Q C + P R`).
     fn extend(&mut self, done: usize, cols: usize) -> Result<(Array2<f64>, Array2<f64>)> {
-        let frontier = self.q.slice(s![.., done..cols]);
-        let mut z = self.a.mul_block(frontier);
+        let mut z = self.a.mul_block(self.q.slice(s![.., done..cols]));
         self.products += cols - done;
-        let basis = self.q.slice(s![.., ..cols]);
-        let c = project_out(basis, &mut z);
+        let before = column_norms(&z);
+        let c = project_out(&self.q, cols, &mut z);
         for i in 0..cols {
             for j in 0..cols - done {
                 let v = if i >= done {
@@ -237,26 +237,29 @@ impl<'a> BlockLanczos<'a> {
                 self.h[[done + j, i]] = v;
             }
         }
-        let (p, r) = orthonormalise(z)?;
-        let mut p = p;
-        let mut r = r;
-        // A second pass: normalising small residuals magnifies what the first left behind.
-        project_out(self.q.slice(s![.., ..cols]), &mut p);
-        let (p2, r2) = orthonormalise(p)?;
-        p = p2;
-        r = r2.dot(&r);
+        // A residual much shorter than its product (a nearly invariant subspace) keeps, once
+        // normalised, a visible trace of the basis: one more pass removes it.
+        let shrunk = column_norms(&z)
+            .iter()
+            .zip(&before)
+            .any(|(after, before)| *after < 1e-3 * before);
+        let (mut p, mut r) = orthonormalise(z)?;
+        if shrunk {
+            project_out(&self.q, cols, &mut p);
+            let (p2, r2) = orthonormalise(p)?;
+            p = p2;
+            r = r2.dot(&r);
+        }
         let missing = self.config.block - p.ncols();
         if missing > 0 {
             let mut fresh = self.fresh_directions(missing, cols);
-            project_out(p.view(), &mut fresh);
+            project_out(&p, p.ncols(), &mut fresh);
             let (fresh, _) = orthonormalise(fresh)?;
             p = ndarray::concatenate(Axis(1), &[p.view(), fresh.view()])
                 .expect("blocks have the same rows");
-            r = ndarray::concatenate(
-                Axis(0),
-                &[r.view(), Array2::zeros((missing, r.ncols())).view()],
-            )
-            .expect("couplings have the same columns");
+            let zeros = Array2::zeros((missing, r.ncols()));
+            r = ndarray::concatenate(Axis(0), &[r.view(), zeros.view()])
+                .expect("couplings have the same columns");
         }
         Ok((p, r))
     }
@@ -277,7 +280,7 @@ impl<'a> BlockLanczos<'a> {
         let mut z = Array2::from_shape_simple_fn((n, count), || self.rng.normal());
         for _ in 0..2 {
             if cols > 0 {
-                project_out(self.q.slice(s![.., ..cols]), &mut z);
+                project_out(&self.q, cols, &mut z);
             }
             let (p, _) = orthonormalise(z).expect("random directions are finite");
             z = p;
@@ -286,16 +289,20 @@ impl<'a> BlockLanczos<'a> {
     }
 }
 
-/// Removes from `z` its components along the orthonormal columns of `basis` (classical
-/// Gram–Schmidt, twice), returning the coefficients `basisᵀ z` it removed.
-fn project_out(basis: ArrayView2<'_, f64>, z: &mut Array2<f64>) -> Array2<f64> {
-    let mut total = Array2::zeros((basis.ncols(), z.ncols()));
+/// Removes from `z` its components along the orthonormal first `cols` columns of `basis`
+/// (classical Gram–Schmidt, twice), returning the coefficients `basisᵀ z` it removed.
+fn project_out(basis: &Array2<f64>, cols: usize, z: &mut Array2<f64>) -> Array2<f64> {
+    let mut total = Array2::zeros((cols, z.ncols()));
     for _ in 0..2 {
-        let c = basis.t().dot(z);
-        ndarray::linalg::general_mat_mul(-1.0, &basis, &c, 1.0, z);
+        let c = gemm::at_b(basis, 0..cols, z);
+        gemm::sub_a_b(basis, 0..cols, &c, z);
         total += &c;
     }
     total
+}
+
+fn column_norms(z: &Array2<f64>) -> Vec<f64> {
+    z.columns().into_iter().map(|c| c.dot(&c).sqrt()).collect()
 }
 
 /// Orthonormalises the columns of `z` through the eigen-decomposition of its Gram matrix
@@ -303,7 +310,7 @@ fn project_out(basis: ArrayView2<'_, f64>, z: &mut Array2<f64>) -> Array2<f64> {
 /// dropped, so `p` may have fewer columns than `z`.
 fn orthonormalise(z: Array2<f64>) -> Result<(Array2<f64>, Array2<f64>)> {
     let b = z.ncols();
-    let gram = z.t().dot(&z);
+    let gram = gemm::at_b(&z, 0..b, &z);
     let norms: Vec<f64> = (0..b).map(|i| gram[[i, i]].sqrt()).collect();
     let inv: Vec<f64> = norms
         .iter()
@@ -327,7 +334,7 @@ fn orthonormalise(z: Array2<f64>) -> Result<(Array2<f64>, Array2<f64>)> {
             r[[col, j]] = root * vectors[[i, j]] * norms[j];
         }
     }
-    Ok((z.dot(&map), r))
+    Ok((gemm::a_b(&z, 0..b, &map), r))
 }
 
 #[cfg(test)]

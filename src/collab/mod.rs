@@ -5,6 +5,7 @@ pub mod cooccurrence;
 pub mod dense_eigen;
 pub mod embedding;
 pub mod fusion;
+mod gemm;
 pub mod krylov;
 pub mod sparse;
 pub mod spread;
