@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use sidlens::synthetic::{self, SyntheticSpec};
+use sidlens::generate::synthetic::{self, SyntheticSpec};
 
 /// One measured command.
 struct Row {
@@ -18,6 +18,8 @@ struct Row {
     median_s: f64,
     min_s: f64,
     peak_mb: f64,
+    /// CPU time over wall time of the median run, in % (200 % = both cores busy throughout).
+    cpu_pct: f64,
     target: String,
 }
 
@@ -95,20 +97,52 @@ fn main() {
         ));
     }
 
+    // The reference `test.py --save_per_user` writes one JSON array on one line.
+    let files = dataset(&root, 1_000_000, 200_000, 184);
+    let array = json_array_beams(&files.beams);
+    rows.push(measure(
+        "eval, JSON array beams (K = 1,5,10,20)",
+        "1000000 items, 200000 users x 20 beams",
+        "",
+        &[
+            "eval",
+            "--index",
+            files.index.to_str().unwrap(),
+            "--beams",
+            array.to_str().unwrap(),
+            "--k",
+            "1,5,10,20",
+            "--json",
+        ],
+    ));
+
     let mut table = String::from(
-        "| command | data | median (s) | min (s) | peak memory (MB) | target |\n|:---|:---|---:|---:|---:|:---|\n",
+        "| command | data | median (s) | min (s) | CPU (%) | peak memory (MB) | target |\n|:---|:---|---:|---:|---:|---:|:---|\n",
     );
     for r in &rows {
         let _ = writeln!(
             table,
-            "| {} | {} | {:.3} | {:.3} | {:.0} | {} |",
-            r.scenario, r.size, r.median_s, r.min_s, r.peak_mb, r.target
+            "| {} | {} | {:.3} | {:.3} | {:.0} | {:.0} | {} |",
+            r.scenario, r.size, r.median_s, r.min_s, r.cpu_pct, r.peak_mb, r.target
         );
     }
     println!("{table}");
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-results.md");
     std::fs::write(&out, &table).expect("write bench results");
     eprintln!("written to {}", out.display());
+}
+
+/// The JSON Lines beams rewritten as the reference's one-line JSON array (cached beside them).
+fn json_array_beams(jsonl: &Path) -> PathBuf {
+    let out = jsonl.with_extension("json");
+    if !out.exists() {
+        let text = std::fs::read_to_string(jsonl).expect("read beams");
+        let records: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tmp = out.with_extension("json.tmp");
+        std::fs::write(&tmp, format!("[{}]", records.join(", "))).expect("write array beams");
+        std::fs::rename(&tmp, &out).expect("name array beams");
+    }
+    out
 }
 
 fn zcr_args(files: &synthetic::SyntheticFiles) -> Vec<String> {
@@ -167,6 +201,7 @@ fn dataset(
 fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) -> Row {
     let runs = 5;
     let mut times = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
     let mut peak_kb = 0i64;
     for i in 0..=runs {
         let start = Instant::now();
@@ -181,7 +216,7 @@ fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) 
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start sidlens");
-        let (status, max_rss_kb) = wait_with_rusage(child.id() as i32);
+        let (status, max_rss_kb, cpu_s) = wait_with_rusage(child.id() as i32);
         let elapsed = start.elapsed().as_secs_f64();
         assert!(
             status == 0,
@@ -190,9 +225,11 @@ fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) 
         peak_kb = peak_kb.max(max_rss_kb);
         if i > 0 {
             times.push(elapsed);
+            cpu.push((elapsed, 100.0 * cpu_s / elapsed));
         }
     }
     times.sort_by(f64::total_cmp);
+    cpu.sort_by(|a, b| a.0.total_cmp(&b.0));
     eprintln!("{scenario} [{size}]: median {:.3} s", times[runs / 2]);
     Row {
         scenario: scenario.to_string(),
@@ -200,12 +237,13 @@ fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) 
         median_s: times[runs / 2],
         min_s: times[0],
         peak_mb: peak_kb as f64 / 1024.0,
+        cpu_pct: cpu[runs / 2].1,
         target: target.to_string(),
     }
 }
 
-/// Waits for `pid` and returns (exit status, its peak resident set in KiB).
-fn wait_with_rusage(pid: i32) -> (i32, i64) {
+/// Waits for `pid` and returns (exit status, its peak resident set in KiB, its CPU seconds).
+fn wait_with_rusage(pid: i32) -> (i32, i64, f64) {
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 fills it for our own child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -217,5 +255,10 @@ fn wait_with_rusage(pid: i32) -> (i32, i64) {
     } else {
         -1
     };
-    (code, usage.ru_maxrss)
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    (
+        code,
+        usage.ru_maxrss,
+        seconds(usage.ru_utime) + seconds(usage.ru_stime),
+    )
 }

@@ -2,10 +2,6 @@
 //! in ≤ 30 ms. Run: `cargo bench --bench tui` (whole process in tmux, then in process; the
 //! synthetic data is cached in `target/bench-data/`).
 
-#[allow(dead_code, unused_imports)]
-#[path = "../src/tui/mod.rs"]
-mod tui;
-
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::sync::mpsc::channel;
@@ -15,11 +11,13 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
+use sidlens::generate::synthetic::{self, SyntheticSpec};
+use sidlens::load::TokenizerFiles;
 use sidlens::progress::{CancelFlag, NoProgress};
-use sidlens::synthetic::{self, SyntheticSpec};
+use sidlens::tui;
 use tui::app::{App, Command};
 use tui::jobs;
-use tui::sources::{Sources, TokenizerSource};
+use tui::sources::Sources;
 use tui::theme::Theme;
 
 const N_ITEMS: usize = 50_000;
@@ -34,7 +32,7 @@ fn main() {
 
 /// The four synthetic tokenizers, generated on first use.
 fn sources(root: &Path) -> Sources {
-    let tokenizers: Vec<TokenizerSource> = SEEDS
+    let tokenizers: Vec<TokenizerFiles> = SEEDS
         .iter()
         .map(|&seed| {
             let spec = SyntheticSpec {
@@ -50,10 +48,10 @@ fn sources(root: &Path) -> Sources {
                 synthetic::write_dataset(&spec, &dir, &NoProgress).expect("generate");
                 std::fs::write(&done, "").expect("mark complete");
             }
-            TokenizerSource {
+            TokenizerFiles {
                 name: format!("synthetic_s{seed}"),
                 index: dir.join("synthetic.index.json"),
-                beams: Some(dir.join("synthetic.per_user.jsonl")),
+                beams: vec![dir.join("synthetic.per_user.jsonl")],
                 latents: Some(dir.join("latents.npy")),
                 codebooks: Some(dir.join("codebooks.npy")),
             }
@@ -74,10 +72,10 @@ fn arguments(sources: &Sources) -> Vec<String> {
     let mut args = vec!["tui".to_string()];
     for t in &sources.tokenizers {
         let files = [
-            ("--index", Some(&t.index)),
-            ("--beams", t.beams.as_ref()),
-            ("--latents", t.latents.as_ref()),
-            ("--codebooks", t.codebooks.as_ref()),
+            ("--index", Some(t.index.as_path())),
+            ("--beams", t.beams_file()),
+            ("--latents", t.latents.as_deref()),
+            ("--codebooks", t.codebooks.as_deref()),
         ];
         for (flag, path) in files {
             if let Some(path) = path {

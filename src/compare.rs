@@ -1,42 +1,10 @@
 //! Tokenizers side by side (the paper's Table 4): collision rate, g_max, Hit@K against
 //! ItemHit@K, each tokenizer's rank by both, and the pairs whose order flips between them.
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 
 use crate::collision::Collisions;
-use crate::error::Result;
-use crate::load::SidIndex;
-use crate::load::dataset::Dataset;
-use crate::metrics::{Compat, Evaluation, Evaluator, MetricValues};
-use crate::progress::{Progress, check_cancelled};
-
-/// One tokenizer to compare: its index and, optionally, beams generated against it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Run {
-    /// The name shown in the table.
-    pub name: String,
-    /// The SID index.
-    pub index: PathBuf,
-    /// Beam outputs; without them only the collision columns are filled.
-    pub beams: Option<PathBuf>,
-}
-
-impl Run {
-    /// One run per variant of a dataset directory (beams: the first file found).
-    pub fn from_dataset(dataset: &Dataset) -> Vec<Run> {
-        dataset
-            .variants
-            .iter()
-            .map(|v| Run {
-                name: v.name.clone(),
-                index: v.index.clone(),
-                beams: v.beams_file().map(PathBuf::from),
-            })
-            .collect()
-    }
-}
+use crate::metrics::{Compat, Evaluation, MetricValues};
 
 /// What is known of one tokenizer at one K, before ranking.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,30 +137,6 @@ fn competition_rank(values: &[Option<f64>], i: usize) -> Option<usize> {
     Some(1 + values.iter().flatten().filter(|&&o| o > v).count())
 }
 
-/// Loads and evaluates every run at K, then ranks them.
-pub fn compare_runs(
-    runs: &[Run],
-    k: usize,
-    compat: Compat,
-    codebook_size: Option<usize>,
-    progress: &dyn Progress,
-) -> Result<Comparison> {
-    let mut entries = Vec::with_capacity(runs.len());
-    for run in runs {
-        check_cancelled(progress)?;
-        let index = SidIndex::load(&run.index, codebook_size)?;
-        let collisions = Collisions::new(&index);
-        let mut entry = Entry::new(&run.name, &collisions, None, k);
-        if let Some(beams) = &run.beams {
-            let mut ev = Evaluator::new(&index, &collisions, compat);
-            let s = ev.summarize_file(beams, &[k], false, progress, |_, _| Ok(()))?;
-            entry.evaluated = Some((s.n_users, s.values[0]));
-        }
-        entries.push(entry);
-    }
-    Ok(rank(entries, k, compat))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,53 +193,5 @@ mod tests {
         assert_eq!(flips, [("a", "b"), ("a", "c")]);
         assert!((c.rows[0].inflation_pct.unwrap() - 200.0).abs() < 1e-9);
         assert_eq!(c.rows[3].values, None);
-    }
-
-    #[test]
-    fn reference_dataset_compares_every_variant() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-        if !root.is_dir() {
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                b"skipping: ../shared/reference not found\n",
-            );
-            return;
-        }
-        let ds = Dataset::discover(
-            &root.join("CollisionGenRec/data/Scientific"),
-            Some(&root.join("beams/Scientific")),
-        )
-        .unwrap();
-        let runs: Vec<Run> = Run::from_dataset(&ds)
-            .into_iter()
-            .filter(|r| r.name.starts_with("rkmeans"))
-            .collect();
-        let c = compare_runs(
-            &runs,
-            10,
-            Compat::Faithful,
-            None,
-            &crate::progress::NoProgress,
-        )
-        .unwrap();
-        let native = &c.rows[0];
-        assert_eq!(native.name, "rkmeans_native");
-        assert!((native.collision_rate - 0.3052486187845304).abs() < 1e-15);
-        let v = native.values.unwrap();
-        assert!((v.hit - 0.1533004689190814).abs() < 1e-12);
-        assert!((v.item_hit - 0.08544733045633947).abs() < 1e-12);
-        assert_eq!(native.g_max, 26);
-        let index = SidIndex::load(&runs[0].index, None).unwrap();
-        let collisions = Collisions::new(&index);
-        let evaluation = Evaluator::new(&index, &collisions, Compat::Faithful)
-            .evaluate_file(
-                runs[0].beams.as_ref().unwrap(),
-                &crate::progress::NoProgress,
-            )
-            .unwrap();
-        let entry = Entry::new("rkmeans_native", &collisions, Some(&evaluation), 10);
-        assert_eq!(entry.evaluated, Some((native.n_users.unwrap(), v)));
-        let zcr_cf = c.rows.iter().find(|r| r.name == "rkmeans_zcr_cf").unwrap();
-        assert_eq!((zcr_cf.values, zcr_cf.rank_hit), (None, None));
     }
 }

@@ -7,22 +7,35 @@
 pub mod collab;
 pub mod collision;
 pub mod compare;
-pub mod demo;
 pub mod diff;
 pub mod error;
+pub mod generate;
+pub mod html_report;
+pub mod kernels;
 pub mod load;
 pub mod metrics;
-pub mod output;
+pub mod plot;
 pub mod progress;
 pub mod projection;
-pub mod proxy_beams;
 pub mod random;
 pub mod reassign;
 pub mod report;
 pub mod sid;
+pub mod sid_scheme;
 pub mod stats;
-pub mod synthetic;
-pub mod text_embedding;
-pub mod tokenize;
+pub mod tokenizers;
+pub mod usecase;
+pub mod write;
 
 pub use error::{Error, Result};
+
+/// The command-line front end (clap). Public only so the binary and the tests can reach it;
+/// hidden from the library's documentation because it is not part of the domain API.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
+/// The terminal UI (ratatui), a front end like `cli`; the TUI tests and benchmark use it as a
+/// module of this crate.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod tui;

@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 
 use sidlens::collision::Collisions;
+use sidlens::generate::proxy_beams;
 use sidlens::load::{Interactions, SidIndex};
 use sidlens::metrics::{Compat, Evaluator};
-use sidlens::output::write_atomically;
 use sidlens::progress::NoProgress;
-use sidlens::proxy_beams;
+use sidlens::write::write_atomically;
 
 mod common;
 

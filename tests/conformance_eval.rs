@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 use sidlens::collision::Collisions;
 use sidlens::load::SidIndex;
-use sidlens::metrics::{Compat, Evaluation, Evaluator, Summary};
+use sidlens::metrics::{Compat, EvalSummary, Evaluation, Evaluator};
 use sidlens::progress::NoProgress;
 
 mod common;
@@ -20,7 +20,7 @@ fn json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-fn run(index: &Path, beams: &Path, compat: Compat) -> (Summary, Evaluation) {
+fn run(index: &Path, beams: &Path, compat: Compat) -> (EvalSummary, Evaluation) {
     let index = SidIndex::load(index, None).unwrap();
     let collisions = Collisions::new(&index);
     let mut ev = Evaluator::new(&index, &collisions, compat);
@@ -32,7 +32,7 @@ fn run(index: &Path, beams: &Path, compat: Compat) -> (Summary, Evaluation) {
     (summary, evaluation)
 }
 
-fn value(summary: &Summary, name: &str) -> f64 {
+fn value(summary: &EvalSummary, name: &str) -> f64 {
     let (metric, k) = name.split_once('@').unwrap();
     let i = KS.iter().position(|&x| x.to_string() == k).unwrap();
     let v = summary.values[i];

@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sidlens::collision::Collisions;
-use sidlens::compare::{self, Run};
-use sidlens::demo::{self, DemoConfig};
+use sidlens::generate::demo::{self, DemoConfig};
 use sidlens::load::dataset::Dataset;
 use sidlens::load::{ItemTexts, SidIndex};
 use sidlens::metrics::Compat;
 use sidlens::progress::NoProgress;
+use sidlens::usecase::compare_tokenizers;
 
 fn committed() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("demo_data")
@@ -129,9 +129,9 @@ fn demo_has_large_groups_and_the_two_printers_share_a_sid() {
 fn demo_shows_inflation_and_a_rank_flip_at_10() {
     let dataset = Dataset::discover(&committed(), None).unwrap();
     assert_eq!(dataset.name, "Workshop");
-    let runs = Run::from_dataset(&dataset);
-    assert!(runs.len() >= 3 && runs.iter().all(|r| r.beams.is_some()));
-    let c = compare::compare_runs(&runs, 10, Compat::Faithful, None, &NoProgress).unwrap();
+    let runs = dataset.tokenizers();
+    assert!(runs.len() >= 3 && runs.iter().all(|r| r.beams_file().is_some()));
+    let c = compare_tokenizers(&runs, 10, Compat::Faithful, None, &NoProgress).unwrap();
     assert!(
         c.rows
             .iter()

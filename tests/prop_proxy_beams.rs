@@ -6,9 +6,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use sidlens::collision::Collisions;
+use sidlens::generate::proxy_beams;
 use sidlens::load::{Interactions, SidIndex};
 use sidlens::progress::NoProgress;
-use sidlens::proxy_beams;
 
 /// The recipe of `src/proxy_beams.rs`, written as plainly as possible.
 fn naive(index: &SidIndex, seqs: &[Vec<usize>], width: usize) -> Vec<Vec<u32>> {

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use ndarray::Array2;
+use sidlens::generate::tokenize::{self, RkMeansConfig};
 use sidlens::progress::NoProgress;
-use sidlens::tokenize::{self, RkMeansConfig};
 
 mod common;
 use common::reference;

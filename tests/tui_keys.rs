@@ -2,19 +2,16 @@
 //! and the wheel hit what the layout shows, and random key and mouse sequences never panic.
 
 #[allow(dead_code)]
-#[path = "../src/tui/mod.rs"]
-mod tui;
-
-#[allow(dead_code)]
 #[path = "common/tui_fixture.rs"]
 mod fixture;
 
 use fixture::{indexes_only, loaded, screen};
 use proptest::prelude::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use sidlens::tui;
 use tui::action::Action;
 use tui::app::{App, PromptKind, SortKey};
-use tui::keys::{self, Mode};
+use tui::keys::{self, InputMode};
 use tui::layout::{Pane, inner};
 
 /// Presses a key the way the event loop does: map it in the current mode and pane, update.
@@ -137,11 +134,11 @@ fn enter_drills_and_esc_goes_back() {
 fn search_by_title_id_and_sid_with_n_and_shift_n() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Char('/'));
-    assert_eq!(app.mode, Mode::Typing);
+    assert_eq!(app.mode, InputMode::Typing);
     chars(&mut app, "printer");
     assert_eq!(cursor(&app), 0, "live search jumps to the first match");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode, InputMode::Normal);
     assert_eq!(app.search.as_ref().unwrap().matches, vec![0]);
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "Nozzle");
@@ -181,7 +178,7 @@ fn search_by_title_id_and_sid_with_n_and_shift_n() {
     press(&mut app, KeyCode::Backspace);
     assert_eq!(app.prompt.as_ref().unwrap().text, "");
     press(&mut app, KeyCode::Esc);
-    assert_eq!((app.mode, app.search.is_none()), (Mode::Normal, true));
+    assert_eq!((app.mode, app.search.is_none()), (InputMode::Normal, true));
 }
 
 #[test]
@@ -267,7 +264,7 @@ fn k_stops_at_the_beam_width() {
 fn help_opens_scrolls_and_closes() {
     let mut app = loaded(160, 48);
     press(&mut app, KeyCode::Char('?'));
-    assert_eq!(app.mode, Mode::Help);
+    assert_eq!(app.mode, InputMode::Help);
     let text = screen(&app);
     for b in keys::BINDINGS.iter().take(12) {
         let start: String = b.description.chars().take(40).collect();
@@ -278,11 +275,11 @@ fn help_opens_scrolls_and_closes() {
     assert!(app.help_scroll > 1);
     assert_eq!(cursor(&app), 0, "keys scroll the help, not the list");
     press(&mut app, KeyCode::Char('q'));
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode, InputMode::Normal);
     assert!(!app.should_quit, "q closes the help first");
     press(&mut app, KeyCode::Char('?'));
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode, InputMode::Normal);
 }
 
 #[test]

@@ -2,17 +2,14 @@
 //! insta). `INSTA_UPDATE=always cargo test --release --test tui_render` accepts new ones.
 
 #[allow(dead_code)]
-#[path = "../src/tui/mod.rs"]
-mod tui;
-
-#[allow(dead_code)]
 #[path = "common/tui_fixture.rs"]
 mod fixture;
 
 use fixture::{draw, fresh, loaded, screen};
 use ratatui::style::Modifier;
+use sidlens::tui;
 use tui::action::Action;
-use tui::jobs::{JobEvent, JobMsg, Target};
+use tui::jobs::{JobEvent, JobMsg, Topic};
 use tui::layout::Pane;
 
 fn focus(width: u16, height: u16, pane: Pane) -> tui::app::App {
@@ -28,7 +25,7 @@ fn loading_state_shows_progress() {
     let mut app = fresh(80, 24);
     insta::assert_snapshot!("loading_80x24", draw(&app).backend());
     app.on_job(JobMsg {
-        target: Target::Index(0),
+        target: Topic::Index(0),
         generation: 0,
         event: JobEvent::Progress {
             stage: "grouping".into(),
@@ -112,7 +109,7 @@ fn too_small() {
 fn failed_load_names_the_file() {
     let mut app = fresh(80, 24);
     app.on_job(JobMsg {
-        target: Target::Index(0),
+        target: Topic::Index(0),
         generation: 0,
         event: JobEvent::Failed("alpha.json: line 3, column 7: expected a list of codes".into()),
     });
@@ -154,9 +151,10 @@ fn search_matches_are_marked() {
 /// files, and the screen lists them in that order.
 #[test]
 fn group_rows_agree_with_sidlens_groups() {
+    use sidlens::load::TokenizerFiles;
     use std::sync::mpsc::channel;
     use tui::jobs::{JobEvent, Payload, Request, run};
-    use tui::sources::{Sources, TokenizerSource};
+    use tui::sources::Sources;
 
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("alpha.index.json");
@@ -181,7 +179,7 @@ fn group_rows_agree_with_sidlens_groups() {
 
     let sources = Sources {
         title: "t".into(),
-        tokenizers: vec![TokenizerSource::index_only("alpha", &index)],
+        tokenizers: vec![TokenizerFiles::index_only("alpha", &index)],
         items: Some(items.clone()),
         ..Sources::default()
     };

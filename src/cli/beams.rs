@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use sidlens::load::{Interactions, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::proxy_beams;
-use sidlens::report::{Align, Table, text};
+use crate::generate::proxy_beams;
+use crate::load::{Interactions, SidIndex};
+use crate::report::{Align, Table, text};
+use crate::write::{ensure_not_input, write_atomically};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens beams`.
@@ -45,7 +45,7 @@ pub struct Args {
 /// Runs `sidlens beams`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     ensure_not_input(&args.out, &[&args.index, &args.interactions])?;
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let interactions = Interactions::load(&args.interactions)?;
     let bar = Bar::new(globals.quiet);
     let beams = proxy_beams::generate(&index, &interactions, args.width as usize, &bar)?;

@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::collab::embedding::SolverReport;
+use crate::collab::{CfConfig, ItemRows, Window, embed};
+use crate::load::{Interactions, SidIndex};
+use crate::write::{ensure_not_input, write_npy};
 use serde::Serialize;
-use sidlens::collab::embedding::SolverReport;
-use sidlens::collab::{CfConfig, ItemRows, Window, embed};
-use sidlens::load::{Interactions, SidIndex};
-use sidlens::output::{ensure_not_input, write_npy};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens cf`.
@@ -71,7 +71,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     ensure_not_input(&args.out, &inputs)?;
     let interactions = Interactions::load(&args.interactions)?;
     let rows = match &args.index {
-        Some(path) => ItemRows::by_index(&interactions, &SidIndex::load(path, None)?)?,
+        Some(path) => ItemRows::by_index(
+            &interactions,
+            &SidIndex::load_as(path, None, globals.sid_format)?,
+        )?,
         None => ItemRows::by_id(&interactions)?,
     };
     let config = CfConfig {

@@ -3,14 +3,16 @@
 
 use std::path::PathBuf;
 
-use sidlens::compare::{Run, compare_runs};
-use sidlens::load::dataset::Dataset;
-use sidlens::report::compare::{CompareJson, flip_lines, table};
-use sidlens::report::{csv, latex, markdown, text};
+use crate::load::TokenizerFiles;
+use crate::load::dataset::Dataset;
+use crate::load::tokenizer::duplicate_name;
+use crate::report::compare::{CompareJson, flip_lines, table};
+use crate::report::{csv, latex, markdown, text};
+use crate::usecase::compare_tokenizers;
 
 use super::Globals;
 use super::eval::{CompatArg, parse_k};
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens compare`.
@@ -24,9 +26,9 @@ pub struct Args {
     /// With DIR: a folder holding more beams, named `<VARIANT>.per_user.json[l]`.
     #[arg(long, value_name = "D", requires = "dir")]
     beams_dir: Option<PathBuf>,
-    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS]` (repeat for each tokenizer).
-    #[arg(long = "run", value_name = "NAME=INDEX[,BEAMS]", value_parser = parse_run)]
-    run: Vec<Run>,
+    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS...]` (repeat for each tokenizer).
+    #[arg(long = "run", value_name = "NAME=INDEX[,BEAMS...]", value_parser = TokenizerFiles::parse_spec)]
+    run: Vec<TokenizerFiles>,
     /// The cut-off K.
     #[arg(long, value_name = "K", default_value_t = 10, value_parser = parse_k)]
     k: usize,
@@ -50,44 +52,18 @@ pub struct Args {
     latex: bool,
 }
 
-/// Parses `NAME=INDEX[,BEAMS]`.
-fn parse_run(s: &str) -> Result<Run, String> {
-    let (name, files) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=INDEX[,BEAMS], got {s:?}"))?;
-    let (index, beams) = match files.split_once(',') {
-        Some((index, beams)) => (index, Some(PathBuf::from(beams))),
-        None => (files, None),
-    };
-    if name.is_empty()
-        || index.is_empty()
-        || beams.as_ref().is_some_and(|b| b.as_os_str().is_empty())
-    {
-        return Err(format!("expected NAME=INDEX[,BEAMS], got {s:?}"));
-    }
-    Ok(Run {
-        name: name.to_string(),
-        index: PathBuf::from(index),
-        beams,
-    })
-}
-
 /// Runs `sidlens compare`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let runs = match &args.dir {
-        Some(dir) => Run::from_dataset(&Dataset::discover(dir, args.beams_dir.as_deref())?),
+        Some(dir) => Dataset::discover(dir, args.beams_dir.as_deref())?.tokenizers(),
         None => args.run.clone(),
     };
-    for (i, r) in runs.iter().enumerate() {
-        if runs[..i].iter().any(|o| o.name == r.name) {
-            anyhow::bail!(
-                "two tokenizers are named {:?}; give each --run its own NAME",
-                r.name
-            );
-        }
+    if let Some(name) = duplicate_name(&runs) {
+        anyhow::bail!("two tokenizers are named {name:?}; give each --run its own NAME");
     }
     let bar = Bar::new(globals.quiet);
-    let comparison = compare_runs(&runs, args.k, args.compat.into(), args.codebook_size, &bar)?;
+    let comparison =
+        compare_tokenizers(&runs, args.k, args.compat.into(), args.codebook_size, &bar)?;
     drop(bar);
     if args.json {
         return print_json(&CompareJson::new(&comparison));

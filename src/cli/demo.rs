@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use sidlens::demo::{self, DemoConfig};
-use sidlens::report::{self, Align, Table, percent, text};
+use crate::generate::demo::{self, DemoConfig};
+use crate::report::{self, Align, Table, percent, text};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens demo`.

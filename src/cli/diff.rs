@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use sidlens::diff::{IndexDiff, diff};
-use sidlens::load::SidIndex;
-use sidlens::report::{Align, Table, percent, text};
-use sidlens::sid;
+use crate::diff::diff;
+use crate::load::SidIndex;
+use crate::report::diff::{changes_table, summary_table};
+use crate::report::text;
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 
 /// Arguments of `sidlens diff`.
 #[derive(Debug, clap::Args)]
@@ -29,9 +29,9 @@ pub struct Args {
 }
 
 /// Runs `sidlens diff`.
-pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
-    let base = SidIndex::load(&args.base, None)?;
-    let other = SidIndex::load(&args.other, None)?;
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let base = SidIndex::load_as(&args.base, None, globals.sid_format)?;
+    let other = SidIndex::load_as(&args.other, None, globals.sid_format)?;
     let d = diff(&base, &other)?;
     if args.json {
         return print_json(&d);
@@ -49,45 +49,4 @@ pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
         }
     }
     print_text(&out)
-}
-
-fn summary_table(d: &IndexDiff) -> Table {
-    let mut t = Table::new(&[("", Align::Left), ("value", Align::Right)]);
-    let mut row = |k: &str, v: String| t.push(vec![k.to_string(), v]);
-    row("items", d.n_items.to_string());
-    row("prefix changed", d.prefix_changed.to_string());
-    row("last code changed", d.last_changed.to_string());
-    row("collision rate before", percent(d.collision_rate_before));
-    row("collision rate after", percent(d.collision_rate_after));
-    row(
-        "fewest changes for zero collisions",
-        d.min_changes.to_string(),
-    );
-    if d.base_over_capacity > 0 {
-        row(
-            "base prefix groups larger than V",
-            d.base_over_capacity.to_string(),
-        );
-    }
-    row(
-        "valid zero-collision reassignment",
-        if d.valid_zcr { "yes" } else { "no" }.to_string(),
-    );
-    t
-}
-
-fn changes_table(d: &IndexDiff, show: usize) -> Table {
-    let mut t = Table::new(&[
-        ("item", Align::Right),
-        ("from", Align::Left),
-        ("to", Align::Left),
-    ]);
-    for c in d.changes.iter().take(show) {
-        t.push(vec![
-            c.item.clone(),
-            sid::format_sid(&c.from),
-            sid::format_sid(&c.to),
-        ]);
-    }
-    t
 }

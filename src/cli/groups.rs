@@ -3,14 +3,14 @@
 
 use std::path::PathBuf;
 
-use sidlens::collab::spread::group_spreads;
-use sidlens::collision::Collisions;
-use sidlens::load::{ItemTexts, Latents, SidIndex};
-use sidlens::report::groups::{self, GroupFilter};
-use sidlens::report::{spread, text};
+use crate::collab::spread::group_spreads;
+use crate::collision::Collisions;
+use crate::load::{ItemTexts, Latents, SidIndex};
+use crate::report::groups::{self, GroupFilter};
+use crate::report::{spread, text};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 
 /// Arguments of `sidlens groups`.
 #[derive(Debug, clap::Args)]
@@ -44,8 +44,8 @@ pub struct Args {
 }
 
 /// Runs `sidlens groups`.
-pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load(&args.index, None)?;
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let index = SidIndex::load_as(&args.index, None, globals.sid_format)?;
     let texts = args.items.as_deref().map(ItemTexts::load).transpose()?;
     let collisions = Collisions::new(&index);
     if let Some(path) = &args.embeddings {

@@ -5,13 +5,17 @@
 mod beams;
 mod cf;
 mod compare;
+mod completions;
 mod demo;
 mod diff;
 mod eval;
 mod groups;
-mod output;
+mod man;
+mod plot;
+mod print;
 mod progress;
 mod project;
+mod report;
 mod stats;
 mod synth;
 mod tokenize;
@@ -21,6 +25,8 @@ mod zcr;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use crate::sid_scheme::SidScheme;
 
 /// Inspect Semantic-ID tokenizers for generative recommendation: collision groups,
 /// collision-corrected metrics (ItemHit/ItemNDCG) and zero-collision reassignment (ZCR).
@@ -32,6 +38,28 @@ pub struct Cli {
     /// Do not draw progress bars on stderr.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// How SID strings and tokens are written in the inputs: `auto` (detected from each
+    /// file), a name (letters, upper, openonerec, vocab, dash, comma, integers) or an
+    /// example such as '<A_1><B_2>' or '1-2-3'.
+    #[arg(long, global = true, value_name = "SCHEME", default_value = "auto", value_parser = parse_sid_format)]
+    sid_format: SidFormatArg,
+}
+
+/// A parsed `--sid-format` (`None`: detect from each file).
+#[derive(Debug, Clone, Copy)]
+struct SidFormatArg(Option<SidScheme>);
+
+fn parse_sid_format(s: &str) -> Result<SidFormatArg, String> {
+    if s == "auto" {
+        return Ok(SidFormatArg(None));
+    }
+    SidScheme::from_name_or_example(s)
+        .map(|scheme| SidFormatArg(Some(scheme)))
+        .ok_or_else(|| {
+            format!(
+                "{s:?} is no SID scheme: use auto, letters, upper, openonerec, vocab, dash, comma, integers, or an example SID such as '<A_1><B_2>'"
+            )
+        })
 }
 
 #[derive(Debug, Subcommand)]
@@ -62,6 +90,14 @@ enum Command {
     Synth(synth::Args),
     /// The terminal UI: collision groups, metrics, reassignment and a t-SNE scatter.
     Tui(tui::Args),
+    /// The paper's figures as SVG or PNG: inflation, ranks, curves, zcr, scatter.
+    Plot(plot::Args),
+    /// One self-contained HTML report to share: compare tables, figures, ZCR, groups, provenance.
+    Report(report::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
+    /// Print the man page (or write one per subcommand with --out DIR).
+    Man(man::Args),
 }
 
 /// Global options every subcommand sees.
@@ -69,6 +105,8 @@ enum Command {
 pub struct Globals {
     /// Draw no progress bars.
     pub quiet: bool,
+    /// The SID token scheme of the inputs, when given (`--sid-format`).
+    pub sid_format: Option<SidScheme>,
 }
 
 /// Parses the command line, runs it, and maps the outcome to an exit code:
@@ -82,7 +120,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let globals = Globals { quiet: cli.quiet };
+    let globals = Globals {
+        quiet: cli.quiet,
+        sid_format: cli.sid_format.0,
+    };
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),
@@ -97,11 +138,15 @@ pub fn main() -> ExitCode {
         Some(Command::Cf(args)) => cf::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
+        Some(Command::Plot(args)) => plot::run(args, globals),
+        Some(Command::Report(args)) => report::run(args, globals),
+        Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Man(args)) => man::run(args),
         None => tui::run_demo(globals),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if print::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) if e.is::<clap::Error>() => {
             if let Some(usage) = e.downcast_ref::<clap::Error>() {
                 let _ = usage.print();

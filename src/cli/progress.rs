@@ -3,8 +3,8 @@
 
 use std::io::IsTerminal;
 
+use crate::progress::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sidlens::progress::Progress;
 
 /// A progress bar that follows the stages the library reports.
 pub struct Bar {

@@ -1,23 +1,19 @@
 //! `sidlens project`: the TUI scatter's data, headless — a 2-D t-SNE projection of the item
 //! embeddings (item id, x, y, and the rank of the collision group of highlighted items).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::collision::Collisions;
+use crate::load::{Latents, SidIndex};
+use crate::projection::{CacheOutcome, ItemRows, Projection, ProjectionParams};
+use crate::report::projection::{PointRow, ProjectionJson, points_table};
+use crate::report::{csv, text};
+use crate::usecase::project_items;
+use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
-use ndarray::ArrayView2;
-use serde::Serialize;
-use sidlens::Result;
-use sidlens::collision::Collisions;
-use sidlens::load::{Latents, LatentsView, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::progress::Progress;
-use sidlens::projection::{
-    self, CacheOutcome, Element, ItemRows, Method, Projection, ProjectionCache, ProjectionParams,
-};
-use sidlens::report::{Align, Table, csv, text};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens project`.
@@ -62,35 +58,9 @@ pub struct Args {
     csv: bool,
 }
 
-/// The JSON form of the result.
-#[derive(Debug, Serialize)]
-struct Report<'a> {
-    embeddings: &'a Path,
-    total_rows: usize,
-    projected: usize,
-    method: Method,
-    perplexity: f64,
-    seed: u64,
-    cache: &'static str,
-    notes: &'a [String],
-    points: Vec<PointRow>,
-}
-
-#[derive(Debug, Serialize)]
-struct PointRow {
-    /// The item id (the row number when no index is given).
-    id: String,
-    row: usize,
-    x: f64,
-    y: f64,
-    /// Rank of the item's collision group among the highlighted ones (1 = largest).
-    group: Option<usize>,
-}
-
 /// Items and their embedding rows: from the index when given, else one item per row.
 struct Items {
     index: Option<(SidIndex, ItemRows)>,
-    n_rows: usize,
 }
 
 /// Runs `sidlens project`.
@@ -111,18 +81,15 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     params.validate()?;
     let embeddings = Latents::load(&args.embeddings)?;
     let items = Items::load(&args, embeddings.n_rows())?;
-    let rows = projection::sample_among(
-        &items.candidates(),
-        params.max_points,
-        items.must_include(),
-        params.seed,
-    )?;
     let bar = Bar::new(globals.quiet);
-    let cache = (!args.no_cache).then(|| ProjectionCache::beside(&args.embeddings));
-    let (result, outcome) = match embeddings.view() {
-        LatentsView::F32(a) => compute(a, &rows, &params, cache.as_ref(), &bar),
-        LatentsView::F64(a) => compute(a, &rows, &params, cache.as_ref(), &bar),
-    }
+    let (result, outcome) = project_items(
+        &args.embeddings,
+        &embeddings,
+        items.rows(),
+        &params,
+        !args.no_cache,
+        &bar,
+    )
     .with_context(|| format!("projecting {}", args.embeddings.display()))?;
     drop(bar);
     for note in &result.notes {
@@ -148,7 +115,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         }
     };
     let text = if args.json {
-        let report = Report {
+        let report = ProjectionJson {
             embeddings: &args.embeddings,
             total_rows: result.total_rows,
             projected: result.rows.len(),
@@ -166,7 +133,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         json.push('\n');
         json
     } else {
-        let table = items.table(&result);
+        let table = points_table(&items.point_rows(&result));
         if args.csv {
             csv::render(&table)
         } else {
@@ -176,21 +143,6 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     match &args.out {
         Some(out) => Ok(write_atomically(out, |w| w.write_all(text.as_bytes()))?),
         None => print_text(&text),
-    }
-}
-
-fn compute<T: Element>(
-    embeddings: ArrayView2<'_, T>,
-    rows: &[usize],
-    params: &ProjectionParams,
-    cache: Option<&ProjectionCache>,
-    progress: &dyn Progress,
-) -> Result<(Projection, Option<CacheOutcome>)> {
-    match cache {
-        Some(cache) => cache
-            .load_or_compute(embeddings, rows, params, progress)
-            .map(|(p, outcome)| (p, Some(outcome))),
-        None => projection::project(embeddings, rows, params, progress).map(|p| (p, None)),
     }
 }
 
@@ -206,14 +158,12 @@ impl Items {
             }
             None => None,
         };
-        Ok(Items { index, n_rows })
+        Ok(Items { index })
     }
 
-    fn candidates(&self) -> Vec<usize> {
-        match &self.index {
-            Some((_, rows)) => rows.rows().to_vec(),
-            None => (0..self.n_rows).collect(),
-        }
+    /// The index's items on the embedding rows, when an index is given.
+    fn rows(&self) -> Option<&ItemRows> {
+        self.index.as_ref().map(|(_, rows)| rows)
     }
 
     fn must_include(&self) -> &[usize] {
@@ -250,25 +200,5 @@ impl Items {
                 group: self.group(row),
             })
             .collect()
-    }
-
-    fn table(&self, result: &Projection) -> Table {
-        let mut table = Table::new(&[
-            ("id", Align::Left),
-            ("row", Align::Right),
-            ("x", Align::Right),
-            ("y", Align::Right),
-            ("group", Align::Right),
-        ]);
-        for (&row, point) in result.rows.iter().zip(&result.points) {
-            table.push(vec![
-                self.id(row),
-                row.to_string(),
-                format!("{:.4}", point[0]),
-                format!("{:.4}", point[1]),
-                self.group(row).map_or(String::new(), |g| g.to_string()),
-            ]);
-        }
-        table
     }
 }

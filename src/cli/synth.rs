@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use sidlens::synthetic::{self, SyntheticSpec};
+use crate::generate::synthetic::{self, SyntheticSpec};
 
 use super::Globals;
 use super::progress::Bar;

@@ -2,18 +2,18 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::collab::fusion::fuse;
+use crate::collision::Collisions;
+use crate::generate::tokenize::{self, Init, RkMeansConfig};
+use crate::load::{Latents, LatentsView};
+use crate::report::{self, text};
+use crate::stats::IndexStats;
+use crate::write::{ensure_not_input, write_atomically, write_npy};
 use anyhow::Context;
 use ndarray::Array2;
-use sidlens::collab::fusion::fuse;
-use sidlens::collision::Collisions;
-use sidlens::load::{Latents, LatentsView};
-use sidlens::output::{ensure_not_input, write_atomically, write_npy};
-use sidlens::report::{self, text};
-use sidlens::stats::IndexStats;
-use sidlens::tokenize::{self, Init, RkMeansConfig};
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens tokenize`.
@@ -168,7 +168,7 @@ fn dataset_name(path: &Path) -> String {
 
 /// Reads an N × d float32 or float64 .npy (validated by the library's vector loader) as f32;
 /// float64 values are rounded to the nearest float32.
-fn read_embeddings(path: &Path) -> sidlens::Result<Array2<f32>> {
+fn read_embeddings(path: &Path) -> crate::Result<Array2<f32>> {
     Ok(match Latents::load(path)?.view() {
         LatentsView::F32(a) => a.to_owned(),
         LatentsView::F64(a) => a.mapv(|v| v as f32),

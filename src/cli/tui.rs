@@ -5,33 +5,39 @@ use std::path::{Path, PathBuf};
 
 use std::io::IsTerminal;
 
+use crate::generate::demo;
+use crate::load::dataset::Dataset;
 use clap::CommandFactory;
 use clap::error::ErrorKind;
-use sidlens::demo;
-use sidlens::load::dataset::Dataset;
 
 use super::Globals;
 use super::eval::CompatArg;
 use super::progress::Bar;
-use crate::tui::{
-    self,
-    sources::{Sources, TokenizerSource},
-};
+use crate::load::TokenizerFiles;
+use crate::load::tokenizer::duplicate_name;
+use crate::tui::{self, sources::Sources};
 
 /// Arguments of `sidlens tui`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A dataset folder in the CollisionGenRec layout (DIR/indexes/<VARIANT>/<DS>.index.json,
-    /// DIR/<DS>.item.json, DIR/<DS>.emb-*.npy, beams beside the indexes).
-    #[arg(value_name = "DIR")]
+    /// DIR/<DS>.item.json, DIR/<DS>.emb-*.npy, beams beside the indexes), a repository
+    /// checkout (data/<DS>/ + results/<DS>/), or one index file (its beams, latents,
+    /// codebooks, items and embeddings found beside it by name).
+    #[arg(value_name = "DIR|INDEX")]
     dir: Option<PathBuf>,
     /// Another folder holding `<VARIANT>.per_user.json[l]` beams for DIR's variants.
     #[arg(long, value_name = "DIR", requires = "dir")]
     beams_dir: Option<PathBuf>,
+    /// A tokenizer given by its files, `NAME=INDEX[,BEAMS...]` (repeat for each tokenizer;
+    /// several beams files are one per generator seed) — the spelling `compare` uses too.
+    #[arg(long = "run", value_name = "NAME=INDEX[,BEAMS...]", value_parser = TokenizerFiles::parse_spec)]
+    run: Vec<TokenizerFiles>,
     /// A SID index; repeat as NAME=FILE for several tokenizers side by side.
     #[arg(long, value_name = "[NAME=]FILE")]
     index: Vec<String>,
-    /// Beam outputs of the tokenizer NAME (a plain FILE when there is one tokenizer).
+    /// Beam outputs of the tokenizer NAME (a plain FILE when there is one tokenizer; repeat
+    /// for one file per seed).
     #[arg(long, value_name = "[NAME=]FILE")]
     beams: Vec<String>,
     /// Item latents (.npy, N×d, row i = item id i) for ZCR costs; a plain FILE applies to
@@ -92,6 +98,7 @@ fn usage(message: String) -> anyhow::Error {
 
 fn sources(args: &Args) -> anyhow::Result<Sources> {
     let mut sources = match &args.dir {
+        Some(file) if file.is_file() => Sources::from_dataset(&Dataset::of_index(file)?),
         Some(dir) => Sources::from_dataset(&Dataset::discover(dir, args.beams_dir.as_deref())?),
         None => Sources {
             title: "files".into(),
@@ -108,11 +115,17 @@ fn sources(args: &Args) -> anyhow::Result<Sources> {
         }
         sources
             .tokenizers
-            .push(TokenizerSource::index_only(name, path));
+            .push(TokenizerFiles::index_only(name, path));
+    }
+    sources.tokenizers.extend(args.run.iter().cloned());
+    if let Some(name) = duplicate_name(&sources.tokenizers) {
+        return Err(usage(format!(
+            "two tokenizers are named {name:?}; give each its own NAME"
+        )));
     }
     if sources.tokenizers.is_empty() {
         return Err(usage(
-            "nothing to show: give a dataset folder or --index FILE".into(),
+            "nothing to show: give a dataset folder, --run NAME=INDEX or --index FILE".into(),
         ));
     }
     pair(
@@ -120,7 +133,7 @@ fn sources(args: &Args) -> anyhow::Result<Sources> {
         &args.beams,
         "--beams",
         false,
-        |t, p| t.beams = Some(p),
+        |t, p| t.beams.push(p),
     )?;
     pair(
         &mut sources.tokenizers,
@@ -151,11 +164,11 @@ fn sources(args: &Args) -> anyhow::Result<Sources> {
 /// Gives each `[NAME=]FILE` to the tokenizer of that name; a plain FILE goes to the only
 /// tokenizer, or to every tokenizer when `shared`.
 fn pair(
-    tokenizers: &mut [TokenizerSource],
+    tokenizers: &mut [TokenizerFiles],
     specs: &[String],
     flag: &str,
     shared: bool,
-    mut set: impl FnMut(&mut TokenizerSource, PathBuf),
+    mut set: impl FnMut(&mut TokenizerFiles, PathBuf),
 ) -> anyhow::Result<()> {
     for spec in specs {
         match named(spec) {
@@ -239,15 +252,15 @@ mod tests {
     #[test]
     fn files_pair_with_tokenizers_by_name() {
         let mut ts = vec![
-            TokenizerSource::index_only("a", "a.json"),
-            TokenizerSource::index_only("b", "b.json"),
+            TokenizerFiles::index_only("a", "a.json"),
+            TokenizerFiles::index_only("b", "b.json"),
         ];
         let specs = ["b=b.beams".to_string()];
-        pair(&mut ts, &specs, "--beams", false, |t, p| t.beams = Some(p)).unwrap();
-        assert_eq!(ts[1].beams, Some(PathBuf::from("b.beams")));
-        assert_eq!(ts[0].beams, None);
+        pair(&mut ts, &specs, "--beams", false, |t, p| t.beams.push(p)).unwrap();
+        assert_eq!(ts[1].beams, [PathBuf::from("b.beams")]);
+        assert!(ts[0].beams.is_empty());
         let plain = ["x.beams".to_string()];
-        let e = pair(&mut ts, &plain, "--beams", false, |t, p| t.beams = Some(p)).unwrap_err();
+        let e = pair(&mut ts, &plain, "--beams", false, |t, p| t.beams.push(p)).unwrap_err();
         assert!(
             e.to_string().contains("say which with --beams NAME=FILE"),
             "{e}"
@@ -258,7 +271,7 @@ mod tests {
         .unwrap();
         assert!(ts.iter().all(|t| t.latents.is_some()));
         let wrong = ["c=x".to_string()];
-        let e = pair(&mut ts, &wrong, "--beams", false, |t, p| t.beams = Some(p)).unwrap_err();
+        let e = pair(&mut ts, &wrong, "--beams", false, |t, p| t.beams.push(p)).unwrap_err();
         assert!(e.to_string().contains("there are: a, b"), "{e}");
     }
 }

@@ -3,19 +3,21 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::collision::Collisions;
+use crate::load::SidIndex;
+use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
+use crate::reassign::paper_sidecars::{self, PaperStats};
+use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
+use crate::reassign::{self, Mode};
+use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
+use crate::report::text;
+use crate::stats::IndexStats;
+use crate::usecase::cost_model;
+use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
-use serde::Serialize;
-use sidlens::collision::Collisions;
-use sidlens::load::{Codebooks, Latents, SidIndex};
-use sidlens::output::{ensure_not_input, write_atomically};
-use sidlens::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
-use sidlens::reassign::{self, CostModel, Mode, Summary};
-use sidlens::report::reassign::{self as rows, ReassignRow, SkippedRow};
-use sidlens::report::text;
-use sidlens::stats::IndexStats;
 
 use super::Globals;
-use super::output::{print_json, print_text};
+use super::print::{print_json, print_text};
 use super::progress::Bar;
 
 /// Arguments of `sidlens zcr`.
@@ -34,12 +36,17 @@ pub struct Args {
     /// Codebook size V (default: from the codebooks, else the largest code + 1).
     #[arg(long, value_name = "V")]
     codebook_size: Option<usize>,
-    /// Write the reassigned index here (same format as the input), plus `<FILE>.zcr.json`.
+    /// Write the reassigned index here (same format and token scheme as the input), plus
+    /// `<FILE>.zcr.json` and the paper's `<DS>.zcr_provenance.json` and `<DS>.stats.json`.
     #[arg(long, value_name = "FILE", requires = "latents")]
     out: Option<PathBuf>,
     /// Which assignment --out writes.
     #[arg(long, value_enum, default_value_t = ModeArg::Optimal)]
     mode: ModeArg,
+    /// What to do with prefix groups larger than V: leave them, append TIGER's extra code
+    /// (L + 1 levels), or move the items that must move into free (L−1, L) pairs.
+    #[arg(long, value_enum, default_value_t = OverCapacityArg::Keep)]
+    over_capacity: OverCapacityArg,
     /// Also list every prefix group: who keeps which code, ΔD per item.
     #[arg(long)]
     groups: bool,
@@ -53,8 +60,31 @@ pub struct Args {
 enum ModeArg {
     /// ZCR: fewest changes, then least total ΔD.
     Optimal,
-    /// The greedy MQL4GRec baseline.
+    /// The greedy rule as the paper describes MQL4GRec.
     Greedy,
+    /// MQL4GRec's own code, ported literally (may change the last two levels).
+    Mql4grec,
+}
+
+/// `--over-capacity` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OverCapacityArg {
+    /// Leave groups larger than V unchanged and report them.
+    Keep,
+    /// TIGER's appended disambiguation code: one more level, numbering each SID's items.
+    Append,
+    /// Least-cost moves into free (L−1, L) code pairs of the same (L−2)-prefix.
+    TwoLevel,
+}
+
+impl From<OverCapacityArg> for OverCapacity {
+    fn from(m: OverCapacityArg) -> Self {
+        match m {
+            OverCapacityArg::Keep => OverCapacity::Keep,
+            OverCapacityArg::Append => OverCapacity::Append,
+            OverCapacityArg::TwoLevel => OverCapacity::TwoLevel,
+        }
+    }
 }
 
 impl From<ModeArg> for Mode {
@@ -62,33 +92,14 @@ impl From<ModeArg> for Mode {
         match m {
             ModeArg::Optimal => Mode::Optimal,
             ModeArg::Greedy => Mode::Greedy,
+            ModeArg::Mql4grec => Mode::Mql4grec,
         }
     }
 }
 
-/// What `--json` prints: the contract totals, the skipped groups, and optional extras.
-#[derive(Serialize)]
-struct Output<'a> {
-    #[serde(flatten)]
-    summary: &'a Summary,
-    skipped_groups: Vec<SkippedRow>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    groups: Option<Vec<ReassignRow>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    written: Option<Written>,
-}
-
-/// The files `--out` wrote.
-#[derive(Serialize)]
-struct Written {
-    index: String,
-    sidecar: String,
-    mode: Mode,
-}
-
 /// Runs `sidlens zcr`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let inputs: Vec<&Path> = [
         Some(&args.index),
         args.latents.as_ref(),
@@ -101,30 +112,46 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(out) = &args.out {
         ensure_not_input(out, &inputs)?;
         ensure_not_input(&sidecar_path(out), &inputs)?;
+        let (provenance, stats) = paper_sidecars::sidecar_paths(out);
+        ensure_not_input(&provenance, &inputs)?;
+        ensure_not_input(&stats, &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
-    let cost = match &args.latents {
-        None => None,
-        Some(path) => {
-            let latents = Latents::load(path)?;
-            Some(match &args.codebooks {
-                Some(cb) => CostModel::from_codebooks(&index, latents, &Codebooks::load(cb)?)?,
-                None => CostModel::estimate(&index, latents, &bar)?,
-            })
-        }
-    };
     let collisions = Collisions::new(&index);
-    let plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
-    drop(bar);
+    let cost = cost_model(
+        &index,
+        args.latents.as_deref(),
+        args.codebooks.as_deref(),
+        &bar,
+    )?;
+    let mut plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
     let mode = Mode::from(args.mode);
+    let policy = OverCapacity::from(args.over_capacity);
+    let resolution = match (policy, &cost) {
+        (OverCapacity::Keep, _) => None,
+        (_, None) => anyhow::bail!("--over-capacity needs --latents to price the moves"),
+        (_, Some(cost)) => Some(over_capacity::resolve(
+            &index, &plan, mode, policy, cost, &bar,
+        )?),
+    };
+    drop(bar);
+    plan.summary.over_capacity = resolution.as_ref().map(|r| r.totals.clone());
     let written = match &args.out {
-        Some(out) => Some(write_outputs(&args, &index, &collisions, &plan, mode, out)?),
+        Some(out) => Some(write_outputs(
+            &args,
+            &index,
+            &collisions,
+            &plan,
+            resolution.as_ref(),
+            mode,
+            out,
+        )?),
         None => None,
     };
     let skipped = rows::skipped_rows(&index, &plan);
     let groups = args.groups.then(|| rows::group_rows(&index, &plan, None));
     if args.json {
-        return print_json(&Output {
+        return print_json(&ZcrJson {
             summary: &plan.summary,
             skipped_groups: skipped,
             groups,
@@ -135,8 +162,20 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&rows::overview_table(&plan.summary)));
     out.push('\n');
     out.push_str(&text::render(&rows::summary_table(&plan.summary)));
+    if let Some(r) = resolution
+        .as_ref()
+        .filter(|r| !r.totals.two_level.is_empty())
+    {
+        out.push_str("\ntwo-level moves (over-capacity groups):\n");
+        out.push_str(&text::render(&rows::two_level_table(&r.totals.two_level)));
+    }
     if !skipped.is_empty() {
-        out.push_str("\nleft unchanged:\n");
+        let label = match policy {
+            OverCapacity::Keep => "left unchanged",
+            OverCapacity::Append => "over capacity (resolved by the appended code)",
+            OverCapacity::TwoLevel => "over capacity (two-level moves above)",
+        };
+        out.push_str(&format!("\n{label}:\n"));
         out.push_str(&text::render(&rows::skipped_table(&skipped)));
     }
     if let Some(groups) = &groups {
@@ -145,7 +184,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     print_text(&out)?;
     if let Some(w) = &written {
-        eprintln!("wrote {} and {}", w.index, w.sidecar);
+        eprintln!(
+            "wrote {}, {}, {} and {}",
+            w.index, w.sidecar, w.paper_sidecars[0], w.paper_sidecars[1]
+        );
     }
     Ok(())
 }
@@ -156,11 +198,18 @@ fn write_outputs(
     index: &SidIndex,
     collisions: &Collisions,
     plan: &reassign::Plan,
+    resolution: Option<&Resolution>,
     mode: Mode,
     out: &Path,
-) -> anyhow::Result<Written> {
-    let reassigned = plan.apply(index, mode, out)?;
+) -> anyhow::Result<ZcrWritten> {
+    let reassigned = match resolution {
+        Some(r) => index.with_codes(out, r.remedy.codes.clone(), r.remedy.n_levels),
+        None => plan.apply(index, mode, out)?,
+    };
     let latents = args.latents.as_deref().context("--out needs --latents")?;
+    let stats_before = IndexStats::compute(index, collisions);
+    let stats_after = IndexStats::compute(&reassigned, &Collisions::new(&reassigned));
+    let paper = PaperStats::new(mode, &plan.summary, &stats_before, &stats_after);
     let provenance = Provenance {
         tool: "sidlens",
         version: env!("CARGO_PKG_VERSION"),
@@ -172,8 +221,8 @@ fn write_outputs(
             codebooks: args.codebooks.as_deref().map(FileInfo::of).transpose()?,
         },
         totals: plan.summary.clone(),
-        stats_before: IndexStats::compute(index, collisions),
-        stats_after: IndexStats::compute(&reassigned, &Collisions::new(&reassigned)),
+        stats_before,
+        stats_after,
     };
     reassigned.save(out)?;
     let sidecar = sidecar_path(out);
@@ -181,9 +230,15 @@ fn write_outputs(
         serde_json::to_writer_pretty(&mut *w, &provenance)?;
         w.write_all(b"\n")
     })?;
-    Ok(Written {
+    let (prov_path, stats_path) = paper_sidecars::write(out, &paper)?;
+    Ok(ZcrWritten {
         index: out.display().to_string(),
         sidecar: sidecar.display().to_string(),
+        paper_sidecars: [
+            prov_path.display().to_string(),
+            stats_path.display().to_string(),
+        ],
         mode,
+        sid_format: reassigned.scheme().example(),
     })
 }

@@ -29,14 +29,7 @@ pub fn at_b(a: &Array2<f64>, cols: Range<usize>, b: &Array2<f64>) -> Array2<f64>
     let lhs = columns(a, cols.clone());
     let rhs = columns(b, 0..b.ncols());
     product((cols.len(), b.ncols()), |dst| {
-        faer::linalg::matmul::matmul(
-            dst,
-            Accum::Replace,
-            lhs.transpose(),
-            rhs,
-            1.0,
-            Par::Seq,
-        )
+        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs.transpose(), rhs, 1.0, Par::Seq)
     })
 }
 

@@ -28,6 +28,10 @@ impl Default for IdLookup {
 
 const ABSENT: u32 = u32::MAX;
 
+/// Stands for "not a canonical integer" in [`ItemIds::from_arena`]'s values (above any
+/// 19-digit id).
+pub(crate) const NOT_AN_INTEGER: u64 = u64::MAX;
+
 /// The integer value of `id` when it is written canonically (`0`, or no leading zero).
 pub fn canonical_integer(id: &str) -> Option<u64> {
     let b = id.as_bytes();
@@ -114,6 +118,47 @@ impl ItemIds {
         self.text.push_str(id);
         self.ends.push(self.text.len());
         Ok(position)
+    }
+
+    /// Builds the ids from one text arena, `ends[i]` closing id `i`, and each id's canonical
+    /// integer value (or [`NOT_AN_INTEGER`]), as read by the index fast path: every id is
+    /// parsed once. `None` when an id repeats (the caller's slow path then reports it).
+    pub(crate) fn from_arena(text: String, ends: Vec<usize>, values: &[u64]) -> Option<Self> {
+        let n = ends.len();
+        if n >= ABSENT as usize {
+            return None;
+        }
+        let non_integer_ids = values.iter().filter(|&&v| v == NOT_AN_INTEGER).count();
+        let max = values.iter().copied().max().unwrap_or(0);
+        let mut ids = ItemIds {
+            text,
+            ends,
+            lookup: IdLookup::default(),
+            non_integer_ids,
+        };
+        if non_integer_ids == 0 && max < 4 * n as u64 + 1024 {
+            let mut table = vec![ABSENT; max as usize + 1];
+            for (position, &v) in values.iter().enumerate() {
+                let slot = &mut table[v as usize];
+                if *slot != ABSENT {
+                    return None;
+                }
+                *slot = position as u32;
+            }
+            ids.lookup = IdLookup::Dense(table);
+        } else {
+            let mut map = HashMap::with_capacity(n);
+            for position in 0..n {
+                if map
+                    .insert(Box::from(ids.get(position)), position as u32)
+                    .is_some()
+                {
+                    return None;
+                }
+            }
+            ids.lookup = IdLookup::Map(map);
+        }
+        Some(ids)
     }
 
     /// The position of `id`, if present.

@@ -5,14 +5,18 @@ pub mod beams;
 pub mod dataset;
 pub mod ids;
 pub mod index;
+mod index_fast_path;
 pub mod interactions;
 pub mod items;
+pub mod paper_results;
+pub mod tokenizer;
 pub mod vectors;
 
 pub use ids::ItemIds;
 pub use index::{IndexFormat, SidIndex};
 pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
+pub use tokenizer::TokenizerFiles;
 pub use vectors::{Codebooks, Latents, LatentsView};
 
 use std::path::Path;

@@ -47,17 +47,17 @@ impl Repack {
 }
 
 enum Table {
-    Narrow(Slots<u64>),
-    Wide(Slots<u128>),
+    Narrow(Buckets<u64>),
+    Wide(Buckets<u128>),
 }
 
-struct Slots<K> {
+struct Buckets<K> {
     shift: u32,
-    slots: Vec<Slot<K>>,
+    slots: Vec<Bucket<K>>,
 }
 
 #[derive(Clone, Copy)]
-struct Slot<K> {
+struct Bucket<K> {
     key: K,
     group: u32,
     size: u32,
@@ -95,13 +95,13 @@ impl SlotKey for u128 {
     }
 }
 
-impl<K: SlotKey> Slots<K> {
+impl<K: SlotKey> Buckets<K> {
     fn new(n: usize) -> Self {
         let capacity = (2 * n).next_power_of_two().max(16);
-        Slots {
+        Buckets {
             shift: 64 - capacity.trailing_zeros(),
             slots: vec![
-                Slot {
+                Bucket {
                     key: K::default(),
                     group: EMPTY,
                     size: 0,
@@ -139,7 +139,7 @@ impl<K: SlotKey> Slots<K> {
             while self.slots[i].group != EMPTY {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = Slot {
+            self.slots[i] = Bucket {
                 key,
                 group: g as u32,
                 size,
@@ -184,14 +184,14 @@ impl SidLookup {
             (key, collisions.size(g))
         };
         let table = if bits * u32::from(n_levels) <= 64 {
-            let mut t = Slots::new(n);
+            let mut t = Buckets::new(n);
             t.fill(n, |g| {
                 let (key, size) = entry(g);
                 (key as u64, size)
             });
             Table::Narrow(t)
         } else {
-            let mut t = Slots::new(n);
+            let mut t = Buckets::new(n);
             t.fill(n, entry);
             Table::Wide(t)
         };

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{ALGORITHM_VERSION, Element, Method, Projection, ProjectionParams, project};
 use crate::Result;
-use crate::output::write_atomically;
 use crate::progress::Progress;
 use crate::random::mix64;
+use crate::write::write_atomically;
 
 const FORMAT: &str = "sidlens-projection";
 const DIR_NAME: &str = ".sidlens-cache";

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::Stream;
 use super::pca::Reduced;
 use crate::Result;
+use crate::kernels::sq_distance_4_adjacent;
 use crate::progress::{Progress, check_cancelled};
 use crate::random::SeededRng;
 
@@ -73,23 +74,6 @@ pub(crate) fn count_duplicates(data: &Reduced) -> usize {
         .count()
 }
 
-fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
-    let mut lanes = [0.0; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for t in 0..4 {
-            let diff = x[t] - y[t];
-            lanes[t] += diff * diff;
-        }
-    }
-    let mut tail = 0.0;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += (x - y) * (x - y);
-    }
-    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
-}
-
 /// Exact k nearest neighbours of every row (ties broken by row number), then Gaussian
 /// conditionals calibrated to the perplexity, symmetrised: p_ij = (p_j|i + p_i|j) / 2n.
 pub(crate) fn affinities(
@@ -116,7 +100,7 @@ pub(crate) fn affinities(
                 candidates.extend(
                     (0..n)
                         .filter(|&j| j != i)
-                        .map(|j| (squared_distance(row, data.row(j)), j as u32)),
+                        .map(|j| (sq_distance_4_adjacent(row, data.row(j)), j as u32)),
                 );
                 let order =
                     |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::kernels::sq_distance_8;
 use crate::load::{Codebooks, Latents, SidIndex};
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::Code;
@@ -173,7 +174,13 @@ impl CostModel {
         self.dim
     }
 
-    fn codeword(&self, level: usize, code: Code) -> &[f64] {
+    /// Number of levels L the codebooks have.
+    pub fn n_levels(&self) -> usize {
+        self.n_levels
+    }
+
+    /// The codeword of `code` at `level`.
+    pub(crate) fn codeword(&self, level: usize, code: Code) -> &[f64] {
         let start = (level * self.codebook_size + code as usize) * self.dim;
         &self.codewords[start..start + self.dim]
     }
@@ -193,12 +200,42 @@ impl CostModel {
         }
     }
 
+    /// Copies the latent of the item at `position` into `out` (length d).
+    pub(crate) fn latent_into(&self, position: usize, out: &mut [f64]) {
+        self.latents.row_into(self.rows[position] as usize, out);
+    }
+
+    /// The change in quantisation error `‖x − Σ_l C_l[new_l]‖² − ‖x − Σ_l C_l[native_l]‖²` of
+    /// the item at `position` when its codes become `new` (codes past the codebooks' levels,
+    /// such as an appended disambiguation level, add nothing). Both errors are
+    /// [`sq_distance_8`]s to the last codeword from the residual shared up to the first changed
+    /// level, so a last-code-only change gives exactly ZCR's `D[i,new] − D[i,native]`.
+    pub fn delta_of(&self, index: &SidIndex, position: usize, new: &[Code]) -> f64 {
+        let native = index.codes(position);
+        let last = self.n_levels - 1;
+        let Some(first) = (0..self.n_levels).find(|&l| native[l] != new[l]) else {
+            return 0.0;
+        };
+        let mut shared = vec![0.0; self.dim];
+        self.residual_to(index, position, first, &mut shared);
+        let error = |codes: &[Code]| {
+            let mut r = shared.clone();
+            for (level, &code) in codes.iter().enumerate().take(last).skip(first) {
+                for (o, c) in r.iter_mut().zip(self.codeword(level, code)) {
+                    *o -= c;
+                }
+            }
+            sq_distance_8(&r, self.codeword(last, codes[last]))
+        };
+        error(new) - error(native)
+    }
+
     /// Writes `D[i,c] = ‖residual − e_c‖²` for each of `codes` into `out`, by direct
     /// differences in float64.
     pub fn sq_distances(&self, residual: &[f64], codes: &[Code], out: &mut [f64]) {
         let last = self.n_levels - 1;
         for (o, &c) in out.iter_mut().zip(codes) {
-            *o = sq_distance(residual, self.codeword(last, c));
+            *o = sq_distance_8(residual, self.codeword(last, c));
         }
     }
 }
@@ -210,25 +247,6 @@ fn vector_rows(index: &SidIndex) -> Vec<u32> {
         .into_par_iter()
         .map(|p| ids.vector_row(p) as u32)
         .collect()
-}
-
-/// `‖a − b‖²` with eight independent partial sums (fast, and the same result every run).
-pub fn sq_distance(a: &[f64], b: &[f64]) -> f64 {
-    debug_assert_eq!(a.len(), b.len());
-    let mut acc = [0.0f64; 8];
-    let split = a.len() / 8 * 8;
-    for (x, y) in a[..split].chunks_exact(8).zip(b[..split].chunks_exact(8)) {
-        for k in 0..8 {
-            let t = x[k] - y[k];
-            acc[k] += t * t;
-        }
-    }
-    let mut tail = 0.0;
-    for (x, y) in a[split..].iter().zip(&b[split..]) {
-        let t = x - y;
-        tail += t * t;
-    }
-    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
 }
 
 #[cfg(test)]
@@ -282,13 +300,5 @@ mod tests {
         assert_eq!(m.codeword(1, 2), &[1.0]);
         assert!(m.is_available(0) && m.is_available(2) && !m.is_available(1));
         assert_eq!(m.n_unavailable(), 1);
-    }
-
-    #[test]
-    fn sq_distance_matches_the_plain_sum() {
-        let a: Vec<f64> = (0..19).map(|i| i as f64 * 0.37).collect();
-        let b: Vec<f64> = (0..19).map(|i| 1.0 - i as f64 * 0.11).collect();
-        let plain: f64 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
-        assert!((sq_distance(&a, &b) - plain).abs() < 1e-12 * plain);
     }
 }

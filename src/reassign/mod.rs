@@ -4,6 +4,9 @@
 
 pub mod cost;
 mod greedy;
+pub mod mql4grec;
+pub mod over_capacity;
+pub mod paper_sidecars;
 pub mod provenance;
 mod zcr;
 
@@ -25,8 +28,10 @@ use crate::sid::Code;
 pub enum Mode {
     /// ZCR: fewest changes, then least total ΔD.
     Optimal,
-    /// The greedy MQL4GRec baseline.
+    /// The greedy rule as the paper describes MQL4GRec.
     Greedy,
+    /// MQL4GRec's own code, ported literally (may change the last two levels).
+    Mql4grec,
 }
 
 /// The fewest last-code changes that remove the collisions of prefix group `p`: its size
@@ -42,8 +47,31 @@ pub struct Plan {
     pub groups: Vec<GroupPlan>,
     /// Groups left unchanged, and why, in prefix order.
     pub skipped: Vec<SkippedGroup>,
+    /// MQL4GRec's exact rule over the whole index (needs vectors and L ≥ 2).
+    pub mql4grec: Option<Remedy>,
     /// Totals; its fields are the `sidlens zcr --json` contract.
     pub summary: Summary,
+}
+
+/// A remedy that rewrites whole SIDs (not only last codes within a prefix group): every
+/// item's new codes and ΔD.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Remedy {
+    /// Levels per item in `codes` (L, or L + 1 with an appended code).
+    pub n_levels: usize,
+    /// New codes, row-major by item position.
+    pub codes: Vec<Code>,
+    /// Change of quantisation error per item position ([`CostModel::delta_of`]).
+    pub delta: Vec<f64>,
+    /// Passes the rule made (MQL4GRec: at most two).
+    pub passes: usize,
+}
+
+impl Remedy {
+    /// The new codes of the item at `position`.
+    pub fn codes_of(&self, position: usize) -> &[Code] {
+        &self.codes[position * self.n_levels..(position + 1) * self.n_levels]
+    }
 }
 
 /// One prefix group with a collision and its new last codes.
@@ -69,6 +97,7 @@ impl GroupPlan {
         match mode {
             Mode::Optimal => self.optimal.as_ref(),
             Mode::Greedy => self.greedy.as_ref(),
+            Mode::Mql4grec => None,
         }
     }
 }
@@ -134,10 +163,17 @@ impl SkipReason {
 /// Totals of one mode.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ModeTotals {
-    /// Items given a new last code.
+    /// Items given a new SID.
     pub n_reassigned: usize,
     /// Total ΔD (null without vectors).
     pub total_delta: Option<f64>,
+    /// Items still sharing their SID with another item afterwards.
+    pub items_in_collision_after: usize,
+    /// Items beyond the first of each SID afterwards (`n_items − n_unique_sids`, the
+    /// reference's `tot_item − tot_indice`).
+    pub duplicates_after: usize,
+    /// Items whose first L−1 codes change (0 for ZCR and greedy, which keep prefixes).
+    pub prefixes_changed: usize,
 }
 
 /// Overall totals. Field names are the `sidlens zcr --json` contract.
@@ -149,6 +185,13 @@ pub struct Summary {
     pub optimal: ModeTotals,
     /// Greedy totals.
     pub greedy: ModeTotals,
+    /// MQL4GRec's exact rule (null without vectors or with L < 2).
+    pub mql4grec: Option<ModeTotals>,
+    /// Passes MQL4GRec's rule made (at most 2; null when it did not run).
+    pub mql4grec_passes: Option<usize>,
+    /// What `--over-capacity` did beyond `keep` (absent with `keep`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_capacity: Option<over_capacity::ResolutionTotals>,
     /// `(greedy − optimal) / greedy · 100` of the total ΔD (null when undefined).
     pub reduction_pct: Option<f64>,
     /// Groups larger than V, left unchanged.
@@ -237,11 +280,32 @@ pub fn plan(
             Outcome::Skipped(s) => skipped.push(s),
         }
     }
-    let summary = summarise(&groups, &skipped, capacity, cost);
+    let mql4grec = match cost {
+        Some(cost) if index.n_levels() >= 2 => Some(mql4grec_remedy(index, cost, progress)?),
+        _ => None,
+    };
+    let summary = summarise(index, &groups, &skipped, mql4grec.as_ref(), capacity, cost);
     Ok(Plan {
         groups,
         skipped,
+        mql4grec,
         summary,
+    })
+}
+
+/// MQL4GRec's rule as a [`Remedy`], with every changed item's ΔD.
+fn mql4grec_remedy(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Result<Remedy> {
+    let out = mql4grec::run(index, cost, progress)?;
+    let l = index.n_levels();
+    let delta = (0..index.n_items())
+        .into_par_iter()
+        .map(|p| cost.delta_of(index, p, &out.codes[p * l..(p + 1) * l]))
+        .collect();
+    Ok(Remedy {
+        n_levels: l,
+        codes: out.codes,
+        delta,
+        passes: out.passes,
     })
 }
 
@@ -352,7 +416,7 @@ fn plan_group(
 
 /// Every item's id as an integer, when all ids are integers: then sorting by these keys is
 /// sorting by id (see [`crate::load::ItemIds::cmp_ids`]), without parsing ids again.
-fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
+pub(crate) fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
     let ids = index.ids();
     (0..index.n_items())
         .into_par_iter()
@@ -361,7 +425,11 @@ fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
 }
 
 /// `positions` sorted by item id.
-fn in_id_order(index: &SidIndex, integer_ids: Option<&[u64]>, positions: &[u32]) -> Vec<u32> {
+pub(crate) fn in_id_order(
+    index: &SidIndex,
+    integer_ids: Option<&[u64]>,
+    positions: &[u32],
+) -> Vec<u32> {
     let mut items = positions.to_vec();
     match integer_ids {
         Some(keys) => items.sort_unstable_by_key(|&p| keys[p as usize]),
@@ -407,12 +475,18 @@ fn build_problem(
 }
 
 fn summarise(
+    index: &SidIndex,
     groups: &[GroupPlan],
     skipped: &[SkippedGroup],
+    mql4grec: Option<&Remedy>,
     capacity: usize,
     cost: Option<&CostModel>,
 ) -> Summary {
+    let (left_in_skipped, duplicates_in_skipped) = collisions_left(index, skipped);
     let totals = |mode: Mode| ModeTotals {
+        items_in_collision_after: left_in_skipped,
+        duplicates_after: duplicates_in_skipped,
+        prefixes_changed: 0,
         n_reassigned: groups.iter().map(|g| g.min_changes).sum(),
         total_delta: cost.map(|_| {
             groups
@@ -437,10 +511,44 @@ fn summarise(
         skipped_too_few_codes: count(|r| matches!(r, SkipReason::TooFewCodes { .. })),
         codebook_estimated: cost.is_some_and(CostModel::codebook_estimated),
         unavailable_codes: cost.map_or(0, CostModel::n_unavailable),
+        mql4grec: mql4grec.map(|r| remedy_totals(index, r)),
+        mql4grec_passes: mql4grec.map(|r| r.passes),
+        over_capacity: None,
         codebook_size: capacity,
         with_vectors: cost.is_some(),
         n_prefix_groups_with_collisions: groups.len() + skipped.len(),
         items_in_resolved_groups: groups.iter().map(|g| g.items.len()).sum(),
+    }
+}
+
+/// Items of the skipped groups that share their whole SID with another item, and how many
+/// of them are beyond the first of their SID.
+fn collisions_left(index: &SidIndex, skipped: &[SkippedGroup]) -> (usize, usize) {
+    let mut counts = std::collections::HashMap::new();
+    for s in skipped {
+        for &p in &s.items {
+            *counts.entry(index.key(p as usize)).or_insert(0usize) += 1;
+        }
+    }
+    let shared = counts.values().filter(|&&c| c > 1);
+    (shared.clone().sum(), shared.map(|c| c - 1).sum())
+}
+
+/// Totals of a whole-SID remedy against the native `index`.
+pub fn remedy_totals(index: &SidIndex, remedy: &Remedy) -> ModeTotals {
+    let l = index.n_levels();
+    let n_reassigned = (0..index.n_items())
+        .filter(|&p| index.codes(p) != &remedy.codes_of(p)[..l] || remedy.n_levels > l)
+        .count();
+    let (in_collision, unique) = mql4grec::collision_counts(&remedy.codes, remedy.n_levels);
+    ModeTotals {
+        n_reassigned,
+        total_delta: Some(remedy.delta.iter().sum()),
+        items_in_collision_after: in_collision,
+        duplicates_after: index.n_items() - unique,
+        prefixes_changed: (0..index.n_items())
+            .filter(|&p| index.codes(p)[..l - 1] != remedy.codes_of(p)[..l - 1])
+            .count(),
     }
 }
 
@@ -462,8 +570,16 @@ impl Plan {
         Some(codes)
     }
 
-    /// `index` with `mode`'s new last codes, named `path` (written by [`SidIndex::save`]).
+    /// `index` with `mode`'s new codes, named `path` (written by [`SidIndex::save`]).
     pub fn apply(&self, index: &SidIndex, mode: Mode, path: &std::path::Path) -> Result<SidIndex> {
+        if mode == Mode::Mql4grec {
+            let remedy = self.mql4grec.as_ref().ok_or_else(|| {
+                Error::Invalid(
+                    "MQL4GRec's rule needs vectors (--latents) and an index with L ≥ 2".into(),
+                )
+            })?;
+            return Ok(index.with_codes(path, remedy.codes.clone(), remedy.n_levels));
+        }
         let codes = self.last_codes(index, mode).ok_or_else(|| {
             Error::Invalid("a reassigned index needs vectors (--latents) to price the moves".into())
         })?;

@@ -41,15 +41,26 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     }
     let free: Vec<usize> = (0..cols).filter(|&j| !keep[j]).collect();
     let movers = h - (cols - free.len());
-    if movers < free.len() {
+    let by_cost = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    if movers == 1 && free.len() > 1 {
+        // The usual case (one item moves): each row's cheapest free column, by a scan.
+        for r in 0..h {
+            let cheapest = free
+                .iter()
+                .map(|&j| (scale.quanta(problem.delta(r, j)), j))
+                .min_by(by_cost);
+            if let Some((_, j)) = cheapest {
+                keep[j] = true;
+            }
+        }
+    } else if movers < free.len() {
         // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
         // (q, j). Rounded quanta are exact integers in f64, so they compare as the i128s would.
         let mut ranked: Vec<(f64, usize)> = Vec::with_capacity(free.len());
         for r in 0..h {
             ranked.clear();
             ranked.extend(free.iter().map(|&j| (scale.quanta(problem.delta(r, j)), j)));
-            ranked
-                .select_nth_unstable_by(movers - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            ranked.select_nth_unstable_by(movers - 1, by_cost);
             for &(_, j) in &ranked[..movers] {
                 keep[j] = true;
             }

@@ -8,12 +8,12 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::{Align, Table, metric, signed_percent};
 use crate::collision::Collisions;
 use crate::load::SidIndex;
-use crate::metrics::{Anomalies, Compat, GroupCredit, Summary, UserOutcome};
+use crate::metrics::{Anomalies, Compat, EvalSummary, GroupCredit, UserOutcome};
 use crate::report::groups::items_in_id_order;
 use crate::sid;
 
 /// The metrics table: one row per K.
-pub fn table(summary: &Summary) -> Table {
+pub fn table(summary: &EvalSummary) -> Table {
     let mut t = Table::new(&[
         ("K", Align::Right),
         ("Hit", Align::Right),
@@ -49,7 +49,7 @@ pub fn anomaly_lines(a: &Anomalies, compat: Compat) -> String {
 
 /// The groups over-credited most at the largest K, as a table.
 pub fn groups_table(
-    summary: &Summary,
+    summary: &EvalSummary,
     groups: &[&GroupCredit],
     index: &SidIndex,
     collisions: &Collisions,
@@ -114,7 +114,7 @@ impl Serialize for MetricMap {
 
 impl MetricMap {
     /// The four metrics for every K.
-    pub fn metrics(summary: &Summary) -> MetricMap {
+    pub fn metrics(summary: &EvalSummary) -> MetricMap {
         let mut entries = Vec::new();
         for metric in 0..4 {
             for (k, v) in summary.ks.iter().zip(&summary.values) {
@@ -126,7 +126,7 @@ impl MetricMap {
     }
 
     /// Inflation % of Hit over ItemHit (`"Hit@K"`) and of NDCG over ItemNDCG (`"NDCG@K"`).
-    pub fn inflation(summary: &Summary) -> MetricMap {
+    pub fn inflation(summary: &EvalSummary) -> MetricMap {
         let mut entries = Vec::new();
         for (k, v) in summary.ks.iter().zip(&summary.values) {
             entries.push((format!("Hit@{k}"), v.hit_inflation_pct()));
@@ -191,7 +191,7 @@ pub struct GroupJson {
 impl EvalJson {
     /// Builds the document; `top_groups` are listed when given.
     pub fn new(
-        summary: &Summary,
+        summary: &EvalSummary,
         collision_rate: f64,
         top_groups: Option<&[&GroupCredit]>,
         index: &SidIndex,

@@ -1,13 +1,16 @@
 //! Reports: the same domain data rendered as a human table, JSON, CSV, Markdown or LaTeX.
 //! Builders here decide *what* a report shows (rows and columns), shared by the CLI and the
-//! TUI; `text`, `csv`, `markdown` and `latex` decide *how* a [`Table`] is written.
+//! TUI; `text`, `csv`, `markdown`, `latex` and `html` decide *how* a [`Table`] is written.
 
 pub mod compare;
 pub mod csv;
+pub mod diff;
 pub mod eval;
 pub mod groups;
+pub mod html;
 pub mod latex;
 pub mod markdown;
+pub mod projection;
 pub mod reassign;
 pub mod spread;
 pub mod stats;

@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::{Align, Table, metric, on_first_line};
 use crate::load::{ItemTexts, SidIndex};
-use crate::reassign::{Mode, Plan, SkipReason, Summary};
+use crate::reassign::over_capacity::{OverCapacity, TwoLevelPart};
+use crate::reassign::{Mode, ModeTotals, Plan, SkipReason, Summary};
 use crate::sid::{self, Code};
 
 /// One prefix group with a collision, as listed to a user.
@@ -24,6 +25,8 @@ pub struct ReassignRow {
     pub optimal_total: Option<f64>,
     /// Total ΔD of greedy in this group (null without vectors).
     pub greedy_total: Option<f64>,
+    /// Total ΔD of MQL4GRec's exact rule over this group's items (null when it did not run).
+    pub mql4grec_total: Option<f64>,
     /// The items, in id order.
     pub items: Vec<ReassignItem>,
     /// Index of the group in [`Plan::groups`], for front ends that drill down.
@@ -49,6 +52,13 @@ pub struct ReassignItem {
     pub greedy: Option<Code>,
     /// Greedy's ΔD for this item.
     pub greedy_delta: Option<f64>,
+    /// MQL4GRec's exact rule: the item's new last code.
+    pub mql4grec: Option<Code>,
+    /// MQL4GRec's new first L−1 codes, when they differ from the group's prefix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mql4grec_prefix: Option<Vec<Code>>,
+    /// MQL4GRec's ΔD for this item.
+    pub mql4grec_delta: Option<f64>,
 }
 
 impl ReassignItem {
@@ -57,8 +67,12 @@ impl ReassignItem {
         let code = match mode {
             Mode::Optimal => self.optimal,
             Mode::Greedy => self.greedy,
+            Mode::Mql4grec => self.mql4grec.filter(|_| self.mql4grec_prefix.is_none()),
         };
-        code.map(|c| c == self.native)
+        match (mode, code) {
+            (Mode::Mql4grec, None) if self.mql4grec.is_some() => Some(false),
+            _ => code.map(|c| c == self.native),
+        }
     }
 }
 
@@ -89,13 +103,24 @@ pub fn group_rows(index: &SidIndex, plan: &Plan, texts: Option<&ItemTexts>) -> V
         .enumerate()
         .map(|(n, g)| {
             let (opt, gre) = (g.optimal.as_ref(), g.greedy.as_ref());
+            let mql4grec_total = plan
+                .mql4grec
+                .as_ref()
+                .map(|r| g.items.iter().map(|&p| r.delta[p as usize]).sum());
             let items = g
                 .items
                 .iter()
                 .enumerate()
                 .map(|(k, &p)| {
                     let id = index.id(p as usize).to_string();
+                    let mq = plan.mql4grec.as_ref().map(|r| r.codes_of(p as usize));
                     ReassignItem {
+                        mql4grec: mq.map(|c| c[c.len() - 1]),
+                        mql4grec_prefix: mq
+                            .map(|c| &c[..c.len() - 1])
+                            .filter(|c| *c != g.prefix.as_slice())
+                            .map(<[Code]>::to_vec),
+                        mql4grec_delta: plan.mql4grec.as_ref().map(|r| r.delta[p as usize]),
                         title: texts.and_then(|t| t.title(&id)).map(str::to_string),
                         id,
                         native: g.native[k],
@@ -113,6 +138,7 @@ pub fn group_rows(index: &SidIndex, plan: &Plan, texts: Option<&ItemTexts>) -> V
                 min_changes: g.min_changes,
                 optimal_total: opt.map(|a| a.total_delta),
                 greedy_total: gre.map(|a| a.total_delta),
+                mql4grec_total,
                 items,
                 group: n,
             }
@@ -140,36 +166,60 @@ pub fn skipped_rows(index: &SidIndex, plan: &Plan) -> Vec<SkippedRow> {
         .collect()
 }
 
-/// ZCR next to greedy: items reassigned, total and mean ΔD.
+/// ZCR next to greedy and MQL4GRec's exact rule: items reassigned, prefixes changed,
+/// collisions left, total and mean ΔD.
 pub fn summary_table(summary: &Summary) -> Table {
-    let mut t = Table::new(&[
+    let mut columns = vec![
         ("", Align::Left),
         ("ZCR (optimal)", Align::Right),
         ("greedy", Align::Right),
-    ]);
-    let modes = [summary.optimal, summary.greedy];
-    t.push(
-        std::iter::once("items reassigned".to_string())
-            .chain(modes.iter().map(|m| m.n_reassigned.to_string()))
-            .collect(),
-    );
+    ];
+    let mut modes = vec![summary.optimal, summary.greedy];
+    if let Some(m) = summary.mql4grec {
+        columns.push(("MQL4GRec (exact)", Align::Right));
+        modes.push(m);
+    }
+    let over = summary.over_capacity.as_ref().map(|o| {
+        let base = match o.base_mode {
+            Mode::Greedy => "greedy",
+            _ => "ZCR",
+        };
+        let policy = match o.policy {
+            OverCapacity::Keep => "keep",
+            OverCapacity::Append => "append",
+            OverCapacity::TwoLevel => "two-level",
+        };
+        format!("{base} + {policy}")
+    });
+    if let (Some(o), Some(label)) = (&summary.over_capacity, &over) {
+        columns.push((label.as_str(), Align::Right));
+        modes.push(o.totals);
+    }
+    let mut t = Table::new(&columns);
+    let mut row = |label: &str, cell: &dyn Fn(&ModeTotals) -> String| {
+        t.push(
+            std::iter::once(label.to_string())
+                .chain(modes.iter().map(cell))
+                .collect(),
+        );
+    };
     let opt_cell = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), metric);
-    t.push(
-        std::iter::once("total ΔD".to_string())
-            .chain(modes.iter().map(|m| opt_cell(m.total_delta)))
-            .collect(),
-    );
-    t.push(
-        std::iter::once("mean ΔD per moved item".to_string())
-            .chain(modes.iter().map(|m| {
-                opt_cell(
-                    m.total_delta
-                        .filter(|_| m.n_reassigned > 0)
-                        .map(|d| d / m.n_reassigned as f64),
-                )
-            }))
-            .collect(),
-    );
+    row("items reassigned", &|m| m.n_reassigned.to_string());
+    row("prefixes changed", &|m| m.prefixes_changed.to_string());
+    row("items in collision after", &|m| {
+        m.items_in_collision_after.to_string()
+    });
+    row("items beyond one per SID after", &|m| {
+        m.duplicates_after.to_string()
+    });
+    row("total ΔD", &|m| opt_cell(m.total_delta));
+    row("mean ΔD per moved item", &|m| {
+        opt_cell(
+            m.total_delta
+                .filter(|_| m.n_reassigned > 0)
+                .map(|d| d / m.n_reassigned as f64),
+        )
+    });
     t
 }
 
@@ -219,6 +269,7 @@ pub fn overview_table(summary: &Summary) -> Table {
 /// then a line with the group totals. Without vectors: items and native codes only.
 pub fn groups_table(rows: &[ReassignRow]) -> Table {
     let with_vectors = rows.first().is_some_and(|r| r.optimal_total.is_some());
+    let with_mql4grec = rows.first().is_some_and(|r| r.mql4grec_total.is_some());
     let mut columns = vec![
         ("prefix", Align::Left),
         ("size", Align::Right),
@@ -232,6 +283,9 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
             ("greedy", Align::Left),
             ("ΔD greedy", Align::Right),
         ]);
+        if with_mql4grec {
+            columns.extend([("MQL4GRec", Align::Left), ("ΔD MQL4GRec", Align::Right)]);
+        }
     } else {
         columns.push(("min changes", Align::Right));
     }
@@ -252,13 +306,19 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
                     code_cell(item.native, item.greedy),
                     item.greedy_delta.map_or_else(String::new, delta_cell),
                 ]);
+                if with_mql4grec {
+                    cells.extend([
+                        mql4grec_cell(item),
+                        item.mql4grec_delta.map_or_else(String::new, delta_cell),
+                    ]);
+                }
             } else {
                 cells.push(on_first_line(first, row.min_changes.to_string()));
             }
             t.push(cells);
         }
         if with_vectors {
-            t.push(vec![
+            let mut cells = vec![
                 String::new(),
                 String::new(),
                 "total".to_string(),
@@ -267,8 +327,50 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
                 row.optimal_total.map_or_else(String::new, delta_cell),
                 format!("{} moved", row.min_changes),
                 row.greedy_total.map_or_else(String::new, delta_cell),
-            ]);
+            ];
+            if with_mql4grec {
+                let moved = row
+                    .items
+                    .iter()
+                    .filter(|i| i.keeps(Mode::Mql4grec) == Some(false))
+                    .count();
+                cells.extend([
+                    format!("{moved} moved"),
+                    row.mql4grec_total.map_or_else(String::new, delta_cell),
+                ]);
+            }
+            t.push(cells);
         }
+    }
+    t
+}
+
+/// What `--over-capacity two-level` did per (L−2)-prefix: movers, room, resolved, the rest.
+pub fn two_level_table(parts: &[TwoLevelPart]) -> Table {
+    let mut t = Table::new(&[
+        ("(L−2)-prefix", Align::Left),
+        ("groups over V", Align::Right),
+        ("must move", Align::Right),
+        ("free pairs", Align::Right),
+        ("moved", Align::Right),
+        ("left in collision", Align::Right),
+        ("problem", Align::Right),
+    ]);
+    for p in parts {
+        let prefix = if p.prefix.is_empty() {
+            "(none, L = 2)".to_string()
+        } else {
+            sid::format_sid(&p.prefix)
+        };
+        t.push(vec![
+            prefix,
+            p.n_groups.to_string(),
+            p.movers.to_string(),
+            p.free_pairs.to_string(),
+            p.resolved.to_string(),
+            p.unresolved.to_string(),
+            format!("{}×{}", p.problem[0], p.problem[1]),
+        ]);
     }
     t
 }
@@ -301,9 +403,52 @@ fn code_cell(native: Code, new: Option<Code>) -> String {
     }
 }
 
+/// MQL4GRec's code: like [`code_cell`], with the whole SID when its prefix moved.
+fn mql4grec_cell(item: &ReassignItem) -> String {
+    match (&item.mql4grec_prefix, item.mql4grec) {
+        (Some(prefix), Some(c)) => {
+            let mut codes = prefix.clone();
+            codes.push(c);
+            format!("→ {}", sid::format_sid(&codes))
+        }
+        _ => code_cell(item.native, item.mql4grec),
+    }
+}
+
 /// A ΔD with 6 decimals (per-item differences are small).
 fn delta_cell(v: f64) -> String {
     format!("{v:.6}")
+}
+
+/// What `sidlens zcr --json` prints: the contract totals, the skipped groups, and optional extras.
+#[derive(Serialize)]
+pub struct ZcrJson<'a> {
+    /// The totals (the `sidlens zcr --json` contract keys).
+    #[serde(flatten)]
+    pub summary: &'a Summary,
+    /// Prefix groups left unchanged, and why.
+    pub skipped_groups: Vec<SkippedRow>,
+    /// Every prefix group's reassignment, with `--groups`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<ReassignRow>>,
+    /// The files `--out` wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<ZcrWritten>,
+}
+
+/// The files `--out` wrote.
+#[derive(Serialize)]
+pub struct ZcrWritten {
+    /// The reassigned index.
+    pub index: String,
+    /// Its provenance sidecar.
+    pub sidecar: String,
+    /// The paper's `<DS>.zcr_provenance.json` and `<DS>.stats.json`.
+    pub paper_sidecars: [String; 2],
+    /// Which assignment it holds.
+    pub mode: Mode,
+    /// The token scheme the index is written in (the input's).
+    pub sid_format: String,
 }
 
 #[cfg(test)]

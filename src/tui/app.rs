@@ -6,21 +6,22 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::compare::{self, Comparison, Entry};
+use crate::load::ItemTexts;
+use crate::metrics::Compat;
+use crate::projection::{ItemRows, ProjectionParams};
+use crate::report::groups::GroupRow;
 use ratatui::layout::Rect;
-use sidlens::compare::{self, Comparison, Entry};
-use sidlens::load::ItemTexts;
-use sidlens::metrics::Compat;
-use sidlens::projection::{ItemRows, ProjectionParams};
-use sidlens::report::groups::GroupRow;
 
 use super::action::Action;
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData, prefix_key};
-use super::jobs::{JobEvent, JobMsg, Payload, Request, Target};
-use super::keys::Mode;
-use super::layout::{Header, Layout, Pane, Target as Hit};
+use super::jobs::{JobEvent, JobMsg, Payload, Request, Topic};
+use super::keys::InputMode;
+use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
-use super::sources::{Sources, TokenizerSource};
+use super::sources::Sources;
 use super::theme::Theme;
+use crate::load::TokenizerFiles;
 
 /// K values `+` and `-` step through.
 pub const K_STEPS: [usize; 4] = [1, 5, 10, 20];
@@ -46,7 +47,7 @@ pub enum Slot<T> {
     /// Not given; the text says how to provide it.
     Missing(String),
     /// Being computed; the latest progress.
-    Loading(Option<Progress>),
+    Loading(Option<JobProgress>),
     /// Available.
     Ready(T),
     /// Could not be computed; the message names the file and the place.
@@ -70,7 +71,7 @@ impl<T> Slot<T> {
 
 /// The latest progress of a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Progress {
+pub struct JobProgress {
     /// What it is doing.
     pub stage: String,
     /// Units done.
@@ -173,7 +174,7 @@ pub struct ListView {
 #[derive(Debug)]
 pub struct Tokenizer {
     /// Where it comes from.
-    pub source: TokenizerSource,
+    pub source: TokenizerFiles,
     /// Its index, groups and rows.
     pub data: Slot<Arc<TokenizerData>>,
     /// Its evaluated beams.
@@ -220,7 +221,7 @@ pub struct App {
     /// Metrics or Scatter, whichever shares a slot in the three-pane layout.
     pub companion: Pane,
     /// How keys are read now.
-    pub mode: Mode,
+    pub mode: InputMode,
     /// The open prompt, if any.
     pub prompt: Option<Prompt>,
     /// Lines the help overlay is scrolled down.
@@ -249,7 +250,7 @@ pub struct App {
     pub projection: Slot<Arc<Projected>>,
     /// The projection's points grouped by the tokenizer shown.
     pub scatter: Option<ScatterView>,
-    generations: HashMap<Target, u64>,
+    generations: HashMap<Topic, u64>,
 }
 
 impl App {
@@ -261,7 +262,7 @@ impl App {
             .map(|source| Tokenizer {
                 source: source.clone(),
                 data: Slot::Loading(None),
-                metrics: Slot::Missing(match source.beams {
+                metrics: Slot::Missing(match source.beams_file() {
                     Some(_) => "waiting for the index".into(),
                     None => format!("no beams: pass --beams {}=FILE", source.name),
                 }),
@@ -295,7 +296,7 @@ impl App {
             items,
             focus: Pane::Groups,
             companion: Pane::Metrics,
-            mode: Mode::Normal,
+            mode: InputMode::Normal,
             prompt: None,
             help_scroll: 0,
             sort: SortKey::Size,
@@ -418,11 +419,11 @@ impl App {
                 self.scroll_into_view();
             }
             Action::ToggleHelp => {
-                self.mode = if self.mode == Mode::Help {
-                    Mode::Normal
+                self.mode = if self.mode == InputMode::Help {
+                    InputMode::Normal
                 } else {
                     self.help_scroll = 0;
-                    Mode::Help
+                    InputMode::Help
                 };
             }
             Action::Up => self.step(-1),
@@ -479,15 +480,15 @@ impl App {
         let target = msg.target;
         match msg.event {
             JobEvent::Progress { stage, done, total } => {
-                let progress = Progress { stage, done, total };
+                let progress = JobProgress { stage, done, total };
                 match target {
-                    Target::Items => set_progress(&mut self.items, progress),
-                    Target::Projection => set_progress(&mut self.projection, progress),
-                    Target::Index(i) | Target::Metrics(i) | Target::Reassign(i) => {
+                    Topic::Items => set_progress(&mut self.items, progress),
+                    Topic::Projection => set_progress(&mut self.projection, progress),
+                    Topic::Index(i) | Topic::Metrics(i) | Topic::Reassign(i) => {
                         if let Some(t) = self.tokenizers.get_mut(i) {
                             match target {
-                                Target::Index(_) => set_progress(&mut t.data, progress),
-                                Target::Metrics(_) => set_progress(&mut t.metrics, progress),
+                                Topic::Index(_) => set_progress(&mut t.data, progress),
+                                Topic::Metrics(_) => set_progress(&mut t.metrics, progress),
                                 _ => set_progress(&mut t.reassign, progress),
                             }
                         }
@@ -500,11 +501,11 @@ impl App {
         }
     }
 
-    fn on_done(&mut self, target: Target, payload: Payload) -> Vec<Command> {
+    fn on_done(&mut self, target: Topic, payload: Payload) -> Vec<Command> {
         let mut commands = Vec::new();
         match (target, payload) {
-            (Target::Items, Payload::Items(texts)) => self.items = Slot::Ready(texts),
-            (Target::Index(i), Payload::Index(data)) if i < self.tokenizers.len() => {
+            (Topic::Items, Payload::Items(texts)) => self.items = Slot::Ready(texts),
+            (Topic::Index(i), Payload::Index(data)) if i < self.tokenizers.len() => {
                 self.tokenizers[i].data = Slot::Ready(data);
                 self.rebuild_order(i);
                 commands.extend(self.start_analysis(i));
@@ -512,17 +513,17 @@ impl App {
                 self.refresh_metrics();
                 self.refresh_scatter();
             }
-            (Target::Metrics(i), Payload::Metrics(m)) if i < self.tokenizers.len() => {
+            (Topic::Metrics(i), Payload::Metrics(m)) if i < self.tokenizers.len() => {
                 self.tokenizers[i].metrics = Slot::Ready(m);
                 self.refresh_metrics();
             }
-            (Target::Reassign(i), Payload::Reassign(r)) if i < self.tokenizers.len() => {
+            (Topic::Reassign(i), Payload::Reassign(r)) if i < self.tokenizers.len() => {
                 self.tokenizers[i].reassign = Slot::Ready(r);
                 if self.sort == SortKey::Saving {
                     self.rebuild_order(i);
                 }
             }
-            (Target::Projection, Payload::Projection(p)) => {
+            (Topic::Projection, Payload::Projection(p)) => {
                 self.projection = Slot::Ready(p);
                 self.scatter = None;
                 self.refresh_scatter();
@@ -532,22 +533,22 @@ impl App {
         commands
     }
 
-    fn on_failed(&mut self, target: Target, error: String) -> Vec<Command> {
+    fn on_failed(&mut self, target: Topic, error: String) -> Vec<Command> {
         match target {
-            Target::Items => self.items = Slot::Failed(error),
-            Target::Projection => self.projection = Slot::Failed(error),
-            Target::Index(i) | Target::Metrics(i) | Target::Reassign(i) => {
+            Topic::Items => self.items = Slot::Failed(error),
+            Topic::Projection => self.projection = Slot::Failed(error),
+            Topic::Index(i) | Topic::Metrics(i) | Topic::Reassign(i) => {
                 let Some(t) = self.tokenizers.get_mut(i) else {
                     return Vec::new();
                 };
                 match target {
-                    Target::Index(_) => {
+                    Topic::Index(_) => {
                         t.data = Slot::Failed(error);
                         t.metrics = Slot::Missing("the index did not load".into());
                         t.reassign = Slot::Missing("the index did not load".into());
                         return self.start_projection();
                     }
-                    Target::Metrics(_) => t.metrics = Slot::Failed(error),
+                    Topic::Metrics(_) => t.metrics = Slot::Failed(error),
                     _ => t.reassign = Slot::Failed(error),
                 }
                 self.refresh_metrics();
@@ -557,7 +558,7 @@ impl App {
     }
 
     /// A new generation for `request`'s target: answers to older requests are dropped.
-    fn request(&mut self, request: Request, target: Target) -> Command {
+    fn request(&mut self, request: Request, target: Topic) -> Command {
         let generation = self.generations.entry(target).or_insert(0);
         *generation += 1;
         Command::Start(request, *generation)
@@ -570,7 +571,7 @@ impl App {
         };
         let mut commands = Vec::new();
         let source = self.tokenizers[i].source.clone();
-        if let Some(beams) = source.beams {
+        if let Some(beams) = source.beams_file().map(PathBuf::from) {
             self.tokenizers[i].metrics = Slot::Loading(None);
             let request = Request::Evaluate {
                 tokenizer: i,
@@ -578,7 +579,7 @@ impl App {
                 beams,
                 compat: self.compat,
             };
-            commands.push(self.request(request, Target::Metrics(i)));
+            commands.push(self.request(request, Topic::Metrics(i)));
         }
         self.tokenizers[i].reassign = Slot::Loading(None);
         let request = Request::Reassign {
@@ -588,7 +589,7 @@ impl App {
             codebooks: source.codebooks,
             texts: self.items.ready().cloned(),
         };
-        commands.push(self.request(request, Target::Reassign(i)));
+        commands.push(self.request(request, Topic::Reassign(i)));
         commands
     }
 
@@ -618,7 +619,7 @@ impl App {
             params: ProjectionParams::default(),
             highlight: HIGHLIGHTED_GROUPS,
         };
-        vec![self.request(request, Target::Projection)]
+        vec![self.request(request, Topic::Projection)]
     }
 
     /// Re-evaluates tokenizer `i` after its beams file changed on disk.
@@ -632,7 +633,7 @@ impl App {
             return Vec::new();
         };
         let name = t.name().to_string();
-        let Some(beams) = t.source.beams.clone() else {
+        let Some(beams) = t.source.beams_file().map(PathBuf::from) else {
             self.say(Level::Warn, format!("{name} has no beams file to reload"));
             return Vec::new();
         };
@@ -651,7 +652,7 @@ impl App {
             beams,
             compat: self.compat,
         };
-        vec![self.request(request, Target::Metrics(i))]
+        vec![self.request(request, Topic::Metrics(i))]
     }
 
     /// Recomputes what depends on K: the comparison table, and the group order when it is by
@@ -740,7 +741,7 @@ impl App {
 
     /// Moves what the focused pane moves by `delta` lines.
     fn step(&mut self, delta: isize) {
-        if self.mode == Mode::Help {
+        if self.mode == InputMode::Help {
             self.help_scroll = offset_by(self.help_scroll, delta, usize::MAX / 2);
             return;
         }
@@ -824,7 +825,7 @@ impl App {
             kind,
             text: String::new(),
         });
-        self.mode = Mode::Typing;
+        self.mode = InputMode::Typing;
     }
 
     fn type_char(&mut self, c: char) {
@@ -858,7 +859,7 @@ impl App {
         let Some(prompt) = self.prompt.take() else {
             return;
         };
-        self.mode = Mode::Normal;
+        self.mode = InputMode::Normal;
         match prompt.kind {
             PromptKind::Search => self.finish_search(&prompt.text),
             PromptKind::K => match prompt.text.parse::<usize>() {
@@ -885,7 +886,7 @@ impl App {
         {
             self.search = None;
         }
-        self.mode = Mode::Normal;
+        self.mode = InputMode::Normal;
     }
 
     fn set_search(&mut self, text: &str) {
@@ -1146,8 +1147,8 @@ impl App {
     }
 
     fn click(&mut self, column: u16, row: u16) {
-        if self.mode == Mode::Help {
-            self.mode = Mode::Normal;
+        if self.mode == InputMode::Help {
+            self.mode = InputMode::Normal;
             return;
         }
         match self.layout().hit(column, row) {
@@ -1172,7 +1173,7 @@ impl App {
 
     fn wheel(&mut self, column: u16, row: u16, direction: isize) {
         let delta = direction * WHEEL_LINES as isize;
-        if self.mode == Mode::Help {
+        if self.mode == InputMode::Help {
             self.step(delta);
             return;
         }
@@ -1199,7 +1200,7 @@ fn slot_missing<T>(slot: &Slot<T>, what: &str) -> Option<String> {
     }
 }
 
-fn set_progress<T>(slot: &mut Slot<T>, progress: Progress) {
+fn set_progress<T>(slot: &mut Slot<T>, progress: JobProgress) {
     if slot.is_loading() {
         *slot = Slot::Loading(Some(progress));
     }

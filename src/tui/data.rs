@@ -5,15 +5,15 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use sidlens::collision::Collisions;
-use sidlens::load::{ItemTexts, SidIndex};
-use sidlens::metrics::{Credit, CreditIndex, Evaluation};
-use sidlens::projection::{CacheOutcome, Projection};
-use sidlens::reassign::Plan;
-use sidlens::report::groups::{self, GroupFilter, GroupRow};
-use sidlens::report::reassign::{self, ReassignRow, SkippedRow};
-use sidlens::sid::{self, Code, SidKey};
-use sidlens::stats::IndexStats;
+use crate::collision::Collisions;
+use crate::load::{ItemTexts, SidIndex};
+use crate::metrics::{Credit, CreditIndex, Evaluation};
+use crate::projection::{CacheOutcome, Projection};
+use crate::reassign::Plan;
+use crate::report::groups::{self, GroupFilter, GroupRow};
+use crate::report::reassign::{self, ReassignRow, SkippedRow};
+use crate::sid::{self, Code, SidKey};
+use crate::stats::IndexStats;
 
 /// One tokenizer, loaded and analysed; read-only and shared with background jobs.
 #[derive(Debug)]
@@ -165,7 +165,7 @@ pub struct Projected {
     /// The library's projection (rows, points, notes).
     pub projection: Projection,
     /// Loaded from the cache, computed and stored, or computed but not stored.
-    pub cache: CacheOutcome,
+    pub cache: Option<CacheOutcome>,
     /// Items of the highlighted groups the sample had to keep.
     pub must_include: usize,
 }

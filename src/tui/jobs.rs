@@ -11,19 +11,19 @@ use std::time::{Duration, Instant};
 
 use std::path::{Path, PathBuf};
 
-use sidlens::collision::Collisions;
-use sidlens::load::{Codebooks, ItemTexts, Latents, LatentsView, SidIndex};
-use sidlens::metrics::{Compat, Evaluator};
-use sidlens::progress::{CancelFlag, Progress};
-use sidlens::projection::{self, ItemRows, ProjectionCache, ProjectionParams};
-use sidlens::reassign::{self, CostModel};
+use crate::collision::Collisions;
+use crate::load::{ItemTexts, Latents, SidIndex};
+use crate::metrics::Compat;
+use crate::progress::{CancelFlag, Progress};
+use crate::projection::{ItemRows, ProjectionParams};
+use crate::usecase;
 
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData};
 use super::sources::Sources;
 
 /// What a message is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Target {
+pub enum Topic {
     /// Item metadata.
     Items,
     /// Tokenizer n's index and groups.
@@ -40,7 +40,7 @@ pub enum Target {
 #[derive(Debug)]
 pub struct JobMsg {
     /// What it is about.
-    pub target: Target,
+    pub target: Topic,
     /// Which request it answers.
     pub generation: u64,
     /// What happened.
@@ -124,12 +124,12 @@ pub enum Request {
 
 impl Request {
     /// What the request answers; a newer request for it cancels the older one.
-    fn target(&self) -> Target {
+    fn target(&self) -> Topic {
         match self {
-            Request::Load(_) => Target::Items,
-            Request::Evaluate { tokenizer, .. } => Target::Metrics(*tokenizer),
-            Request::Reassign { tokenizer, .. } => Target::Reassign(*tokenizer),
-            Request::Project { .. } => Target::Projection,
+            Request::Load(_) => Topic::Items,
+            Request::Evaluate { tokenizer, .. } => Topic::Metrics(*tokenizer),
+            Request::Reassign { tokenizer, .. } => Topic::Reassign(*tokenizer),
+            Request::Project { .. } => Topic::Projection,
         }
     }
 }
@@ -138,7 +138,7 @@ impl Request {
 pub struct Jobs {
     tx: Sender<JobMsg>,
     rx: Receiver<JobMsg>,
-    running: HashMap<Target, Arc<CancelFlag>>,
+    running: HashMap<Topic, Arc<CancelFlag>>,
 }
 
 impl Default for Jobs {
@@ -249,9 +249,7 @@ fn evaluate(
     compat: Compat,
     sink: &Sink<'_>,
 ) -> Result<Evaluated, String> {
-    let mut evaluator = Evaluator::new(&data.index, &data.collisions, compat);
-    let evaluation = evaluator
-        .evaluate_file(path, sink)
+    let evaluation = usecase::evaluate_beams(&data.index, &data.collisions, path, compat, sink)
         .map_err(|e| e.to_string())?;
     Ok(Evaluated::new(evaluation, path.to_path_buf()))
 }
@@ -264,23 +262,7 @@ fn plan(
     texts: Option<&ItemTexts>,
     sink: &Sink<'_>,
 ) -> Result<Reassigned, String> {
-    let cost = match latents {
-        None => None,
-        Some(path) => {
-            sink.stage("reading latents", 0);
-            let latents = Latents::load(path).map_err(|e| e.to_string())?;
-            let model = match codebooks {
-                Some(cb) => {
-                    sink.stage("reading codebooks", 0);
-                    let codebooks = Codebooks::load(cb).map_err(|e| e.to_string())?;
-                    CostModel::from_codebooks(&data.index, latents, &codebooks)
-                }
-                None => CostModel::estimate(&data.index, latents, sink),
-            };
-            Some(model.map_err(|e| e.to_string())?)
-        }
-    };
-    let plan = reassign::plan(&data.index, &data.collisions, cost.as_ref(), sink)
+    let plan = usecase::plan_reassignment(&data.index, &data.collisions, latents, codebooks, sink)
         .map_err(|e| e.to_string())?;
     Ok(Reassigned::new(&data.index, plan, texts))
 }
@@ -303,19 +285,9 @@ fn project(
         highlight,
     )
     .map_err(|e| e.to_string())?;
-    let rows = projection::sample_among(
-        items.rows(),
-        params.max_points,
-        items.highlighted(),
-        params.seed,
-    )
-    .map_err(|e| e.to_string())?;
-    let cache = ProjectionCache::beside(path);
-    let (projection, cache) = match embeddings.view() {
-        LatentsView::F32(a) => cache.load_or_compute(a, &rows, params, sink),
-        LatentsView::F64(a) => cache.load_or_compute(a, &rows, params, sink),
-    }
-    .map_err(|e| format!("projecting {}: {e}", path.display()))?;
+    let (projection, cache) =
+        usecase::project_items(path, &embeddings, Some(&items), params, true, sink)
+            .map_err(|e| format!("projecting {}: {e}", path.display()))?;
     Ok(Projected {
         projection,
         cache,
@@ -335,7 +307,7 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
     std::thread::scope(|scope| {
         let texts_job = sources.items.as_ref().map(|path| {
             spawn_named(scope, "items", move || {
-                let sink = Sink::new(tx, Target::Items, generation, cancel);
+                let sink = Sink::new(tx, Topic::Items, generation, cancel);
                 sink.stage("reading item metadata", 0);
                 guarded(|| ItemTexts::load(path).map_err(|e| e.to_string()))
             })
@@ -346,7 +318,7 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
             .enumerate()
             .map(|(i, source)| {
                 spawn_named(scope, "index", move || {
-                    let sink = Sink::new(tx, Target::Index(i), generation, cancel);
+                    let sink = Sink::new(tx, Topic::Index(i), generation, cancel);
                     sink.stage("reading index", 0);
                     guarded(|| {
                         let index = SidIndex::load(&source.index, sources.codebook_size)
@@ -362,17 +334,17 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
             None => None,
             Some(Ok(texts)) => {
                 let texts = Arc::new(texts);
-                send(Target::Items, JobEvent::Done(Payload::Items(texts.clone())));
+                send(Topic::Items, JobEvent::Done(Payload::Items(texts.clone())));
                 Some(texts)
             }
             Some(Err(e)) => {
-                send(Target::Items, JobEvent::Failed(e));
+                send(Topic::Items, JobEvent::Failed(e));
                 None
             }
         };
         for (i, job) in index_jobs.into_iter().enumerate() {
             let event = join(job).and_then(|(index, collisions)| {
-                Sink::new(tx, Target::Index(i), generation, cancel).stage("listing groups", 0);
+                Sink::new(tx, Topic::Index(i), generation, cancel).stage("listing groups", 0);
                 guarded(|| {
                     Ok(TokenizerData::from_parts(
                         index,
@@ -385,7 +357,7 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
                 Ok(data) => JobEvent::Done(Payload::Index(Arc::new(data))),
                 Err(e) => JobEvent::Failed(e),
             };
-            send(Target::Index(i), event);
+            send(Topic::Index(i), event);
         }
     });
 }
@@ -428,7 +400,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 /// The library's progress events, forwarded over the channel at most every 50 ms.
 struct Sink<'a> {
     tx: &'a Sender<JobMsg>,
-    target: Target,
+    target: Topic,
     generation: u64,
     cancel: &'a CancelFlag,
     state: Mutex<SinkState>,
@@ -444,12 +416,7 @@ struct SinkState {
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
 impl<'a> Sink<'a> {
-    fn new(
-        tx: &'a Sender<JobMsg>,
-        target: Target,
-        generation: u64,
-        cancel: &'a CancelFlag,
-    ) -> Self {
+    fn new(tx: &'a Sender<JobMsg>, target: Topic, generation: u64, cancel: &'a CancelFlag) -> Self {
         Sink {
             tx,
             target,
@@ -507,8 +474,8 @@ impl Progress for Sink<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::sources::TokenizerSource;
     use super::*;
+    use crate::load::TokenizerFiles;
 
     #[test]
     fn load_reports_each_tokenizer_and_errors_with_the_file() {
@@ -518,8 +485,8 @@ mod tests {
         let sources = Sources {
             title: "t".into(),
             tokenizers: vec![
-                TokenizerSource::index_only("good", &good),
-                TokenizerSource::index_only("missing", dir.path().join("nope.json")),
+                TokenizerFiles::index_only("good", &good),
+                TokenizerFiles::index_only("missing", dir.path().join("nope.json")),
             ],
             ..Sources::default()
         };
@@ -529,12 +496,12 @@ mod tests {
         let msgs: Vec<JobMsg> = rx.iter().collect();
         assert!(msgs.iter().all(|m| m.generation == 7));
         let done = msgs.iter().find_map(|m| match (&m.target, &m.event) {
-            (Target::Index(0), JobEvent::Done(Payload::Index(d))) => Some(d.clone()),
+            (Topic::Index(0), JobEvent::Done(Payload::Index(d))) => Some(d.clone()),
             _ => None,
         });
         assert_eq!(done.unwrap().rows[0].size, 2);
         let failed = msgs.iter().find_map(|m| match (&m.target, &m.event) {
-            (Target::Index(1), JobEvent::Failed(e)) => Some(e.clone()),
+            (Topic::Index(1), JobEvent::Failed(e)) => Some(e.clone()),
             _ => None,
         });
         assert!(failed.unwrap().contains("nope.json"));

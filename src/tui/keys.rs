@@ -10,7 +10,7 @@ use super::layout::Pane;
 
 /// What the keyboard is doing right now, which decides how a key is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub enum InputMode {
     /// Browsing: keys are commands.
     Normal,
     /// A prompt (search, K, minimum size) is open: keys are text.
@@ -424,11 +424,11 @@ pub const MOUSE_HELP: &[(&str, &str)] = &[
 ];
 
 impl Binding {
-    fn applies(&self, mode: Mode, focus: Pane) -> bool {
+    fn applies(&self, mode: InputMode, focus: Pane) -> bool {
         match (self.scope, mode) {
-            (Scope::Global, Mode::Normal) => true,
-            (Scope::Panes(panes), Mode::Normal) => panes.contains(&focus),
-            (Scope::Typing, Mode::Typing) | (Scope::Help, Mode::Help) => true,
+            (Scope::Global, InputMode::Normal) => true,
+            (Scope::Panes(panes), InputMode::Normal) => panes.contains(&focus),
+            (Scope::Typing, InputMode::Typing) | (Scope::Help, InputMode::Help) => true,
             _ => false,
         }
     }
@@ -453,7 +453,7 @@ impl Binding {
 
 /// The action a key press asks for in this mode and pane, if any. Releases are ignored (only
 /// some terminals report them).
-pub fn map(mode: Mode, focus: Pane, key: KeyEvent) -> Option<Action> {
+pub fn map(mode: InputMode, focus: Pane, key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
@@ -476,19 +476,19 @@ pub fn map_mouse(event: MouseEvent) -> Option<Action> {
 }
 
 /// Footer hints for the focused pane: `(keys, words)` pairs, most specific first.
-pub fn footer(mode: Mode, focus: Pane) -> Vec<(&'static str, &'static str)> {
+pub fn footer(mode: InputMode, focus: Pane) -> Vec<(&'static str, &'static str)> {
     match mode {
-        Mode::Typing => BINDINGS
+        InputMode::Typing => BINDINGS
             .iter()
             .filter(|b| b.scope == Scope::Typing && b.keys[0] != Key::AnyChar)
             .map(|b| (b.label, b.hint))
             .collect(),
-        Mode::Help => BINDINGS
+        InputMode::Help => BINDINGS
             .iter()
             .filter(|b| b.scope == Scope::Help)
             .map(|b| (b.label, b.hint))
             .collect(),
-        Mode::Normal => {
+        InputMode::Normal => {
             let mut hints: Vec<_> = BINDINGS
                 .iter()
                 .filter(|b| b.footer.contains(&focus) && b.footer != ALL)
@@ -530,10 +530,10 @@ mod tests {
     fn every_binding_key_maps_to_its_action() {
         for b in BINDINGS {
             let (mode, focus) = match b.scope {
-                Scope::Global => (Mode::Normal, Pane::Groups),
-                Scope::Panes(p) => (Mode::Normal, p[0]),
-                Scope::Typing => (Mode::Typing, Pane::Groups),
-                Scope::Help => (Mode::Help, Pane::Groups),
+                Scope::Global => (InputMode::Normal, Pane::Groups),
+                Scope::Panes(p) => (InputMode::Normal, p[0]),
+                Scope::Typing => (InputMode::Typing, Pane::Groups),
+                Scope::Help => (InputMode::Help, Pane::Groups),
             };
             for k in b.keys {
                 let ev = match *k {
@@ -561,7 +561,7 @@ mod tests {
 
     #[test]
     fn no_two_bindings_claim_one_key_in_one_place() {
-        for mode in [Mode::Normal, Mode::Typing, Mode::Help] {
+        for mode in [InputMode::Normal, InputMode::Typing, InputMode::Help] {
             for focus in Pane::ALL {
                 let mut seen = Vec::new();
                 for b in BINDINGS.iter().filter(|b| b.applies(mode, focus)) {
@@ -577,10 +577,13 @@ mod tests {
     #[test]
     fn typing_takes_letters_as_text_and_ctrl_c_still_quits() {
         let q = press(KeyCode::Char('q'));
-        assert_eq!(map(Mode::Typing, Pane::Groups, q), Some(Action::Input('q')));
-        assert_eq!(map(Mode::Normal, Pane::Groups, q), Some(Action::Quit));
+        assert_eq!(
+            map(InputMode::Typing, Pane::Groups, q),
+            Some(Action::Input('q'))
+        );
+        assert_eq!(map(InputMode::Normal, Pane::Groups, q), Some(Action::Quit));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        for mode in [Mode::Normal, Mode::Typing, Mode::Help] {
+        for mode in [InputMode::Normal, InputMode::Typing, InputMode::Help] {
             assert_eq!(map(mode, Pane::Detail, ctrl_c), Some(Action::Quit));
         }
     }
@@ -589,24 +592,27 @@ mod tests {
     fn shifted_letters_and_releases() {
         let shifted = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
         assert_eq!(
-            map(Mode::Normal, Pane::Groups, shifted),
+            map(InputMode::Normal, Pane::Groups, shifted),
             Some(Action::Bottom)
         );
         let mut release = press(KeyCode::Char('j'));
         release.kind = KeyEventKind::Release;
-        assert_eq!(map(Mode::Normal, Pane::Groups, release), None);
+        assert_eq!(map(InputMode::Normal, Pane::Groups, release), None);
         let enter = press(KeyCode::Enter);
-        assert_eq!(map(Mode::Normal, Pane::Detail, enter), None);
-        assert_eq!(map(Mode::Normal, Pane::Groups, enter), Some(Action::Drill));
+        assert_eq!(map(InputMode::Normal, Pane::Detail, enter), None);
+        assert_eq!(
+            map(InputMode::Normal, Pane::Groups, enter),
+            Some(Action::Drill)
+        );
     }
 
     #[test]
     fn footer_shows_pane_keys_then_essentials() {
-        let groups = footer(Mode::Normal, Pane::Groups);
+        let groups = footer(InputMode::Normal, Pane::Groups);
         assert_eq!(groups[0], ("Enter", "open"));
         assert!(groups.contains(&("s", "sort")));
         assert_eq!(groups.last(), Some(&("q", "quit")));
-        let metrics = footer(Mode::Normal, Pane::Metrics);
+        let metrics = footer(InputMode::Normal, Pane::Metrics);
         assert!(metrics.contains(&("+/=", "K up")));
         assert!(!metrics.contains(&("s", "sort")));
     }

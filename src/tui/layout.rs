@@ -74,7 +74,7 @@ pub struct Header<'a> {
 
 /// Where a screen cell lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub enum Hit {
     /// A tokenizer tab in the header.
     Tokenizer(usize),
     /// A pane's tab in the tab bar.
@@ -202,18 +202,18 @@ impl Layout {
     }
 
     /// What is at a screen cell.
-    pub fn hit(&self, column: u16, row: u16) -> Option<Target> {
+    pub fn hit(&self, column: u16, row: u16) -> Option<Hit> {
         let at = Position::new(column, row);
         if let Some(&(i, _)) = self.tokenizer_tabs.iter().find(|(_, r)| r.contains(at)) {
-            return Some(Target::Tokenizer(i));
+            return Some(Hit::Tokenizer(i));
         }
         if let Some(&(p, _)) = self.pane_tabs.iter().find(|(_, r)| r.contains(at)) {
-            return Some(Target::PaneTab(p));
+            return Some(Hit::PaneTab(p));
         }
         let &(pane, rect) = self.panes.iter().find(|(_, r)| r.contains(at))?;
         let content = inner(rect);
         let row = content.contains(at).then(|| row - content.y);
-        Some(Target::Pane { pane, row })
+        Some(Hit::Pane { pane, row })
     }
 
     /// The visible pane beside `from` on the left (`right == false`) or right: one aligned
@@ -444,23 +444,23 @@ mod tests {
         let groups = l.pane(Pane::Groups).unwrap();
         assert_eq!(
             l.hit(groups.x + 3, groups.y + 2),
-            Some(Target::Pane {
+            Some(Hit::Pane {
                 pane: Pane::Groups,
                 row: Some(1)
             })
         );
         assert_eq!(
             l.hit(groups.x, groups.y),
-            Some(Target::Pane {
+            Some(Hit::Pane {
                 pane: Pane::Groups,
                 row: None
             })
         );
         let (i, tab) = l.tokenizer_tabs[1];
-        assert_eq!(l.hit(tab.x, tab.y), Some(Target::Tokenizer(i)));
+        assert_eq!(l.hit(tab.x, tab.y), Some(Hit::Tokenizer(i)));
         let small = at(80, 24);
         let (p, tab) = small.pane_tabs[2];
-        assert_eq!(small.hit(tab.x + 1, tab.y), Some(Target::PaneTab(p)));
+        assert_eq!(small.hit(tab.x + 1, tab.y), Some(Hit::PaneTab(p)));
         assert_eq!(small.hit(0, 23), None);
     }
 
@@ -499,7 +499,7 @@ mod tests {
         assert_eq!(ids, vec![9, 0, 1], "previous, shown, next");
         assert!(l.tokenizer_tabs[2].1.right() <= 80 - K_WIDTH);
         let (_, prev) = l.tokenizer_tabs[0];
-        assert_eq!(l.hit(prev.x, prev.y), Some(Target::Tokenizer(9)));
+        assert_eq!(l.hit(prev.x, prev.y), Some(Hit::Tokenizer(9)));
         let alike = [
             "rkmeans_v32_native",
             "rkmeans_v64_native",

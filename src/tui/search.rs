@@ -1,8 +1,8 @@
 //! `/` search over the group list: by item id (a number, exact), SID (`<a_127><b_244>` tokens,
 //! or codes like `127 244` / `127-244-179` as a prefix) or item title (case-insensitive).
 
-use sidlens::report::groups::GroupRow;
-use sidlens::sid::Code;
+use crate::report::groups::GroupRow;
+use crate::sid::Code;
 
 /// A search query, read once and matched against many rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +81,7 @@ pub fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sidlens::report::groups::GroupItem;
+    use crate::report::groups::GroupItem;
 
     fn row() -> GroupRow {
         GroupRow {

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use sidlens::load::dataset::Dataset;
-use sidlens::metrics::Compat;
+use crate::load::TokenizerFiles;
+use crate::load::dataset::Dataset;
+use crate::metrics::Compat;
 
 /// Everything the TUI should load, as paths; nothing is read until the jobs run.
 #[derive(Debug, Clone, Default)]
@@ -12,7 +13,7 @@ pub struct Sources {
     /// What the header calls the data (dataset name or "files").
     pub title: String,
     /// Tokenizers side by side, in the order keys 1–9 select them.
-    pub tokenizers: Vec<TokenizerSource>,
+    pub tokenizers: Vec<TokenizerFiles>,
     /// Item metadata (titles, brands, categories).
     pub items: Option<PathBuf>,
     /// Item embeddings for the scatter (row i = item id i).
@@ -25,58 +26,14 @@ pub struct Sources {
     pub watch_beams: bool,
 }
 
-/// One tokenizer's files.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenizerSource {
-    /// Short name shown in the tabs and the metrics table.
-    pub name: String,
-    /// The SID index.
-    pub index: PathBuf,
-    /// Ranked beam SIDs per user, for the metrics.
-    pub beams: Option<PathBuf>,
-    /// Item latents the tokenizer encoded, for ZCR costs.
-    pub latents: Option<PathBuf>,
-    /// The tokenizer's codebooks (L×V×d), for ZCR costs (estimated from the latents without).
-    pub codebooks: Option<PathBuf>,
-}
-
-impl TokenizerSource {
-    /// A tokenizer with only an index.
-    pub fn index_only(name: impl Into<String>, index: impl Into<PathBuf>) -> Self {
-        TokenizerSource {
-            name: name.into(),
-            index: index.into(),
-            beams: None,
-            latents: None,
-            codebooks: None,
-        }
-    }
-}
-
 impl Sources {
-    /// Every variant of a dataset folder. A variant with codebooks but no latents of its own
-    /// encoded the dataset's embeddings (the CollisionGenRec layout), so those are its latents.
+    /// Every variant of a dataset folder, as [`Dataset::tokenizers`] opens them.
     pub fn from_dataset(dataset: &Dataset) -> Sources {
-        let embeddings = dataset.embeddings.first().cloned();
-        let tokenizers = dataset
-            .variants
-            .iter()
-            .map(|v| TokenizerSource {
-                name: v.name.clone(),
-                index: v.index.clone(),
-                beams: v.beams_file().map(PathBuf::from),
-                latents: v
-                    .latents
-                    .clone()
-                    .or_else(|| v.codebooks.as_ref().and(embeddings.clone())),
-                codebooks: v.codebooks.clone(),
-            })
-            .collect();
         Sources {
             title: dataset.name.clone(),
-            tokenizers,
+            tokenizers: dataset.tokenizers(),
             items: dataset.items.clone(),
-            embeddings,
+            embeddings: dataset.embeddings.first().cloned(),
             codebook_size: None,
             compat: Compat::Faithful,
             watch_beams: true,
@@ -85,18 +42,20 @@ impl Sources {
 
     /// How many beams files there are to watch.
     pub fn beams_files(&self) -> usize {
-        self.tokenizers.iter().filter(|t| t.beams.is_some()).count()
+        self.tokenizers
+            .iter()
+            .filter(|t| t.beams_file().is_some())
+            .count()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sidlens::load::dataset::Variant;
 
     #[test]
     fn dataset_variants_with_codebooks_use_the_dataset_embeddings() {
-        let variant = |name: &str, codebooks: bool| Variant {
+        let variant = |name: &str, codebooks: bool| TokenizerFiles {
             name: name.into(),
             index: PathBuf::from(format!("{name}/D.index.json")),
             beams: vec![PathBuf::from(format!("{name}.per_user.json"))],

@@ -15,11 +15,12 @@ use ratatui::layout::Rect;
 use sidlens::load::{ItemInfo, ItemTexts};
 use sidlens::progress::CancelFlag;
 
-use super::tui::app::{App, Command};
-use super::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Target};
-use super::tui::sources::{Sources, TokenizerSource};
-use super::tui::theme::Theme;
-use super::tui::ui;
+use sidlens::load::TokenizerFiles;
+use sidlens::tui::app::{App, Command};
+use sidlens::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Topic};
+use sidlens::tui::sources::Sources;
+use sidlens::tui::theme::Theme;
+use sidlens::tui::ui;
 
 /// Tokenizer "alpha": groups of 4, 3, 2 and 2 items (two of them in one prefix group).
 pub const ALPHA: &str = r#"{
@@ -151,17 +152,17 @@ pub fn write_files(dir: &Path) -> Sources {
     Sources {
         title: "fixture".into(),
         tokenizers: vec![
-            TokenizerSource {
+            TokenizerFiles {
                 name: "alpha".into(),
                 index: alpha,
-                beams: Some(alpha_beams),
+                beams: vec![alpha_beams],
                 latents: Some(latents_path.clone()),
                 codebooks: Some(codebooks_path),
             },
-            TokenizerSource {
+            TokenizerFiles {
                 name: "beta".into(),
                 index: beta,
-                beams: Some(beta_beams),
+                beams: vec![beta_beams],
                 latents: Some(latents_path.clone()),
                 codebooks: None,
             },
@@ -176,7 +177,7 @@ pub fn write_files(dir: &Path) -> Sources {
 /// What the jobs answered, computed once per test process.
 struct Answers {
     sources: Sources,
-    payloads: HashMap<Target, Payload>,
+    payloads: HashMap<Topic, Payload>,
 }
 
 fn clone(p: &Payload) -> Payload {
@@ -214,7 +215,7 @@ fn answers() -> &'static Answers {
                     panic!("fixture job {target:?} failed: {e}");
                 }
                 let generation = match target {
-                    Target::Items | Target::Index(_) => 0,
+                    Topic::Items | Topic::Index(_) => 0,
                     _ => 1,
                 };
                 let msg = JobMsg { generation, ..msg };
@@ -247,13 +248,13 @@ pub fn answer(app: &mut App, command: Command) -> Vec<Command> {
     let Command::Start(request, generation) = command;
     let targets = match &request {
         Request::Load(s) => {
-            let mut t = vec![Target::Items];
-            t.extend((0..s.tokenizers.len()).map(Target::Index));
+            let mut t = vec![Topic::Items];
+            t.extend((0..s.tokenizers.len()).map(Topic::Index));
             t
         }
-        Request::Evaluate { tokenizer, .. } => vec![Target::Metrics(*tokenizer)],
-        Request::Reassign { tokenizer, .. } => vec![Target::Reassign(*tokenizer)],
-        Request::Project { .. } => vec![Target::Projection],
+        Request::Evaluate { tokenizer, .. } => vec![Topic::Metrics(*tokenizer)],
+        Request::Reassign { tokenizer, .. } => vec![Topic::Reassign(*tokenizer)],
+        Request::Project { .. } => vec![Topic::Projection],
     };
     let mut next = Vec::new();
     for target in targets {

@@ -1,14 +1,14 @@
 //! The selected group: its SID, its items (id, title, brand, categories) and its prefix
 //! group's reassignment table.
 
+use crate::report::groups::GroupRow;
+use crate::report::{self, Align, Table, reassign};
+use crate::sid;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
-use sidlens::report::groups::GroupRow;
-use sidlens::report::{self, Align, Table, reassign};
-use sidlens::sid;
 
 use super::super::app::{App, Slot};
 use super::super::data::{PrefixEntry, TokenizerData, prefix_key};

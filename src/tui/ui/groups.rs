@@ -1,14 +1,14 @@
 //! The collision-group list: the library's group rows (`report::groups`) in the chosen order,
 //! only the visible ones drawn, the selected one in reverse video.
 
+use crate::report::groups::GroupRow;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use sidlens::report::groups::GroupRow;
 
-use sidlens::report;
+use crate::report;
 
 use super::super::app::{App, Slot, visible_offset};
 use super::super::data::prefix_key;

@@ -2,12 +2,12 @@
 //! ItemHit@K, NDCG@K, ItemNDCG@K, inflation, both ranks), one line per tokenizer in tokenizer
 //! order (line n+1 is tokenizer n), rank flips marked `⇅`, and the selected tokenizer's facts.
 
+use crate::report::{self, Align, Table};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
-use sidlens::report::{self, Align, Table};
 
 use super::super::app::{App, Slot};
 use super::super::layout::{self, Pane};

@@ -15,8 +15,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
-use super::app::{App, Progress, Slot};
-use super::keys::Mode;
+use super::app::{App, JobProgress, Slot};
+use super::keys::InputMode;
 use super::layout::{Arrangement, Pane};
 use super::theme::Theme;
 
@@ -40,7 +40,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
     status::status_line(app, frame, layout.status);
     status::footer(app, frame, layout.footer);
-    if app.mode == Mode::Help {
+    if app.mode == InputMode::Help {
         help::render(app, frame, area);
     }
 }
@@ -104,7 +104,7 @@ pub fn slot_lines<T>(slot: &Slot<T>, what: &str, theme: &Theme) -> Option<Vec<Li
 }
 
 /// "reading index", "grouping 45%", "t-SNE 300/1000".
-pub fn progress_text(progress: Option<&Progress>) -> String {
+pub fn progress_text(progress: Option<&JobProgress>) -> String {
     match progress {
         None => "starting…".into(),
         Some(p) if p.total > 0 => {

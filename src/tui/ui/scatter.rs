@@ -2,6 +2,7 @@
 //! shown in their own colours and numbered, the selected group bright and marked `◉`, the rest
 //! dim; a legend, and what was sampled and cached.
 
+use crate::projection::CacheOutcome;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -9,7 +10,6 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::widgets::canvas::{Canvas, Points};
-use sidlens::projection::CacheOutcome;
 
 use super::super::app::{App, HIGHLIGHTED_GROUPS, Slot};
 use super::super::data::Projected;
@@ -204,9 +204,10 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
     }
     facts.extend(p.notes.iter().filter(|n| !n.contains("sample")).cloned());
     facts.push(match &projected.cache {
-        CacheOutcome::Hit(_) => "from the cache".into(),
-        CacheOutcome::Stored(_) => "computed and cached".into(),
-        CacheOutcome::NotStored(why) => format!("not cached: {why}"),
+        Some(CacheOutcome::Hit(_)) => "from the cache".into(),
+        Some(CacheOutcome::Stored(_)) => "computed and cached".into(),
+        Some(CacheOutcome::NotStored(why)) => format!("not cached: {why}"),
+        None => "cache off".into(),
     });
     out.push(Line::styled(fit(&facts.join(" · "), width), theme.dim()));
     out

@@ -1,13 +1,13 @@
 //! The lines around the panes: header (title, tokenizer tabs, K), pane tabs, the status line
 //! (prompt, progress, notices, summary) and the footer's key hints; and the too-small screen.
 
+use crate::report;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
-use sidlens::report;
 
-use super::super::app::{App, Level, Progress, PromptKind, Slot};
+use super::super::app::{App, JobProgress, Level, PromptKind, Slot};
 use super::super::keys;
 use super::super::layout::{Layout, MIN_SIZE};
 use super::{fit, pad_left, progress_text, thousands};
@@ -150,7 +150,7 @@ fn progress_summary(app: &App) -> Option<String> {
 }
 
 /// The progress of a slot that is loading (`Some(None)` before the first report).
-fn loading<T>(slot: &Slot<T>) -> Option<Option<&Progress>> {
+fn loading<T>(slot: &Slot<T>) -> Option<Option<&JobProgress>> {
     match slot {
         Slot::Loading(p) => Some(p.as_ref()),
         _ => None,

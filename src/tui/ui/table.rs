@@ -1,9 +1,9 @@
 //! Draws a library [`Table`] (the rows `sidlens` prints) as aligned terminal lines, so a pane
 //! shows exactly the CLI's cells; text columns shrink first when the pane is narrow.
 
+use crate::report::{Align, Table};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use sidlens::report::{Align, Table};
 use unicode_width::UnicodeWidthStr;
 
 use super::{fit, fit_middle, pad, pad_left};

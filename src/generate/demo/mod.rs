@@ -12,18 +12,19 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::collision::Collisions;
-use crate::compare::{self, Comparison, Run};
+use crate::compare::Comparison;
 use crate::error::{Error, Result};
+use crate::generate::proxy_beams;
+use crate::generate::text_embedding::HashedTfidf;
+use crate::generate::tokenize::{self, IndexSummary, RkMeansConfig};
 use crate::load::dataset::Dataset;
 use crate::load::{Codebooks, Interactions, Latents, SidIndex};
 use crate::metrics::Compat;
-use crate::output::{write_atomically, write_npy};
 use crate::progress::{Progress, check_cancelled};
-use crate::proxy_beams;
 use crate::reassign::{self, CostModel, Mode};
 use crate::stats::IndexStats;
-use crate::text_embedding::HashedTfidf;
-use crate::tokenize::{self, IndexSummary, RkMeansConfig};
+use crate::usecase;
+use crate::write::{write_atomically, write_npy};
 
 /// The dataset name of the demo's files (`Workshop.item.json`, ...).
 pub const DATASET: &str = "Workshop";
@@ -384,8 +385,9 @@ fn write_demo(dir: &Path, config: &DemoConfig, progress: &dyn Progress) -> Resul
             stats: IndexSummary::from(&IndexStats::compute(&index, &collisions)),
         });
     }
-    let runs = Run::from_dataset(&Dataset::discover(dir, None)?);
-    let comparison = compare::compare_runs(&runs, 10, Compat::Faithful, None, progress)?;
+    let tokenizers = Dataset::discover(dir, None)?.tokenizers();
+    let comparison =
+        usecase::compare_tokenizers(&tokenizers, 10, Compat::Faithful, None, progress)?;
     let summary = DemoSummary {
         dataset: DATASET.to_string(),
         n_items: catalog.products.len(),
@@ -468,7 +470,7 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
          projects and often buys several products of one line in a row.\n\
          - `{DATASET}.emb-{EMBEDDING}.npy`: {} x {} float32 text embeddings of title + description:\n  \
          hashed word, word-bigram and character {}-{}-gram TF-IDF, L2-normalised\n  \
-         (`sidlens::text_embedding`). Near-identical listings land close together.\n",
+         (`sidlens::generate::text_embedding`). Near-identical listings land close together.\n",
         summary.n_items,
         config.seed,
         summary.n_users,

@@ -6,7 +6,7 @@ use crate::random::SeededRng;
 
 /// The kind of project a product serves; users follow one or two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Theme {
+pub enum Interest {
     /// 3D printing.
     Printing,
     /// Electronics and soldering.
@@ -19,14 +19,14 @@ pub enum Theme {
     Workshop,
 }
 
-impl Theme {
+impl Interest {
     /// Every theme, in a fixed order.
-    pub const ALL: [Theme; 5] = [
-        Theme::Printing,
-        Theme::Electronics,
-        Theme::Lab,
-        Theme::Microscopy,
-        Theme::Workshop,
+    pub const ALL: [Interest; 5] = [
+        Interest::Printing,
+        Interest::Electronics,
+        Interest::Lab,
+        Interest::Microscopy,
+        Interest::Workshop,
     ];
 }
 
@@ -49,7 +49,7 @@ pub struct Product {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Family {
     /// Project theme.
-    pub theme: Theme,
+    pub theme: Interest,
     /// Products of the line (catalog positions).
     pub products: Vec<usize>,
     /// Relative popularity of the line within its theme.
@@ -73,7 +73,7 @@ pub struct Catalog {
 /// `{extra}` and `{noun}` are replaced in `title` and `intro`.
 struct Kind {
     noun: &'static str,
-    theme: Theme,
+    theme: Interest,
     category: &'static str,
     brands: &'static [&'static str],
     more_brands: usize,
@@ -126,7 +126,7 @@ const FILAMENT_FEATURES: &[&str] = &[
 const KINDS: &[Kind] = &[
     Kind {
         noun: "3D Printer",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: "Industrial & Scientific,Additive Manufacturing Products,3D Printers",
         brands: &["Voxelcraft"],
         more_brands: 0,
@@ -148,7 +148,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "3D Printer",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: "Industrial & Scientific,Additive Manufacturing Products,3D Printers",
         brands: &["Layerforge", "Printwell"],
         more_brands: 5,
@@ -172,7 +172,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "PLA Filament",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: "Industrial & Scientific,Additive Manufacturing Products,3D Printing Supplies,Filament",
         brands: &["Filamento", "Extrudo", "PolySpool"],
         more_brands: 13,
@@ -187,7 +187,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "PETG Filament",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: "Industrial & Scientific,Additive Manufacturing Products,3D Printing Supplies,Filament",
         brands: &["Filamento", "Extrudo"],
         more_brands: 9,
@@ -211,7 +211,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Silk PLA Filament",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: "Industrial & Scientific,Additive Manufacturing Products,3D Printing Supplies,Filament",
         brands: &["PolySpool"],
         more_brands: 7,
@@ -235,7 +235,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "TPU Filament",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: "Industrial & Scientific,Additive Manufacturing Products,3D Printing Supplies,Filament",
         brands: &["Extrudo"],
         more_brands: 5,
@@ -261,7 +261,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Brass Nozzle",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: PRINTING,
         brands: &["Voxelcraft", "Nozzlex"],
         more_brands: 7,
@@ -283,7 +283,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Build Plate",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: PRINTING,
         brands: &["Voxelcraft", "Layerforge"],
         more_brands: 7,
@@ -307,7 +307,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "UV Resin",
-        theme: Theme::Printing,
+        theme: Interest::Printing,
         category: PRINTING,
         brands: &["Resinova"],
         more_brands: 5,
@@ -326,7 +326,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Digital Multimeter",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: TEST,
         brands: &["Ohmline", "Voltique", "Meterix"],
         more_brands: 9,
@@ -350,7 +350,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Soldering Station",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: "Industrial & Scientific,Power & Hand Tools,Soldering Equipment",
         brands: &["Solderline", "Kestrel Labs"],
         more_brands: 9,
@@ -372,7 +372,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Solder Wire",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: "Industrial & Scientific,Power & Hand Tools,Soldering Equipment,Solder",
         brands: &["Solderline", "Kestrel Labs"],
         more_brands: 5,
@@ -391,7 +391,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Solderless Breadboard",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: ELECTRONICS,
         brands: &["Circuitry Co.", "Protoboard"],
         more_brands: 7,
@@ -409,7 +409,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Jumper Wires",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: ELECTRONICS,
         brands: &["Circuitry Co."],
         more_brands: 7,
@@ -427,7 +427,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Resistor Kit",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: ELECTRONICS,
         brands: &["Circuitry Co.", "Ohmline"],
         more_brands: 7,
@@ -450,7 +450,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Development Board",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: "Industrial & Scientific,Electronic Components,Single Board Computers",
         brands: &["Kestrel Labs", "Microtinker"],
         more_brands: 7,
@@ -478,7 +478,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Sensor Module",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: "Industrial & Scientific,Electronic Components,Sensors",
         brands: &["Microtinker"],
         more_brands: 7,
@@ -505,7 +505,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Bench Power Supply",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: TEST,
         brands: &["Voltique", "Meterix"],
         more_brands: 7,
@@ -526,7 +526,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Oscilloscope",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: TEST,
         brands: &["Meterix"],
         more_brands: 7,
@@ -551,7 +551,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Heat Shrink Tubing",
-        theme: Theme::Electronics,
+        theme: Interest::Electronics,
         category: ELECTRONICS,
         brands: &["Shrinkwell"],
         more_brands: 7,
@@ -566,7 +566,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Glass Beaker",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Beakers",
         brands: &["Glassworks Scientific", "LabNova"],
         more_brands: 7,
@@ -587,7 +587,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Erlenmeyer Flask",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Flasks",
         brands: &["Glassworks Scientific", "LabNova"],
         more_brands: 7,
@@ -605,7 +605,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Graduated Cylinder",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables",
         brands: &["Glassworks Scientific", "Clearwell"],
         more_brands: 5,
@@ -620,7 +620,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Nitrile Gloves",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: SAFETY,
         brands: &["BioShield", "Safeguard Pro"],
         more_brands: 7,
@@ -639,7 +639,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Pipette Tips",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Pipettes",
         brands: &["Pipetta", "LabNova"],
         more_brands: 7,
@@ -654,7 +654,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Micropipette",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Pipettes",
         brands: &["Pipetta"],
         more_brands: 7,
@@ -679,7 +679,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Safety Goggles",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: SAFETY,
         brands: &["Safeguard Pro", "BioShield"],
         more_brands: 7,
@@ -698,7 +698,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Lab Coat",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: SAFETY,
         brands: &["LabNova"],
         more_brands: 7,
@@ -713,7 +713,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Petri Dishes",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables",
         brands: &["Clearwell", "LabNova"],
         more_brands: 7,
@@ -728,7 +728,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Magnetic Stirrer",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Instruments & Equipment",
         brands: &["LabNova", "Thermix"],
         more_brands: 7,
@@ -748,7 +748,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Analytical Balance",
-        theme: Theme::Lab,
+        theme: Interest::Lab,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Instruments & Equipment",
         brands: &["Precisa Scales", "Thermix"],
         more_brands: 7,
@@ -773,7 +773,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Compound Microscope",
-        theme: Theme::Microscopy,
+        theme: Interest::Microscopy,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Instruments & Equipment,Microscopes",
         brands: &["Lumascope", "OptiView"],
         more_brands: 5,
@@ -795,7 +795,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Microscope Slides",
-        theme: Theme::Microscopy,
+        theme: Interest::Microscopy,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Microscope Slides",
         brands: &["OptiView", "Clearwell"],
         more_brands: 5,
@@ -810,7 +810,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Prepared Slides",
-        theme: Theme::Microscopy,
+        theme: Interest::Microscopy,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Microscope Slides",
         brands: &["Lumascope"],
         more_brands: 5,
@@ -825,7 +825,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Cover Glass",
-        theme: Theme::Microscopy,
+        theme: Interest::Microscopy,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Supplies & Consumables,Microscope Slides",
         brands: &["OptiView"],
         more_brands: 5,
@@ -840,7 +840,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "USB Microscope",
-        theme: Theme::Microscopy,
+        theme: Interest::Microscopy,
         category: "Industrial & Scientific,Lab & Scientific Products,Lab Instruments & Equipment,Microscopes",
         brands: &["OptiView", "Lumascope"],
         more_brands: 5,
@@ -860,7 +860,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Digital Caliper",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TEST,
         brands: &["Precisa", "Benchmate"],
         more_brands: 7,
@@ -879,7 +879,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Screwdriver Set",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TOOLS,
         brands: &["Benchmate", "Torqwell"],
         more_brands: 7,
@@ -899,7 +899,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Tweezers",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TOOLS,
         brands: &["Precisa", "Benchmate"],
         more_brands: 7,
@@ -914,7 +914,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Heat Gun",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TOOLS,
         brands: &["Torqwell", "Kestrel Labs"],
         more_brands: 7,
@@ -934,7 +934,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Kapton Tape",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TAPES,
         brands: &["Stickwell", "Bondex"],
         more_brands: 7,
@@ -952,7 +952,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Epoxy",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TAPES,
         brands: &["Bondex"],
         more_brands: 7,
@@ -970,7 +970,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Electrical Tape",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TAPES,
         brands: &["Stickwell"],
         more_brands: 7,
@@ -993,7 +993,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         noun: "Glue Gun",
-        theme: Theme::Workshop,
+        theme: Interest::Workshop,
         category: TOOLS,
         brands: &["Bondex", "Torqwell"],
         more_brands: 7,
@@ -1013,9 +1013,9 @@ const KINDS: &[Kind] = &[
 ];
 
 /// Made-up brands of each theme, from which kinds draw `more_brands`.
-fn theme_brands(theme: Theme) -> &'static [&'static str] {
+fn theme_brands(theme: Interest) -> &'static [&'static str] {
     match theme {
-        Theme::Printing => &[
+        Interest::Printing => &[
             "Spoolhaus",
             "Meltworks",
             "Fabrika",
@@ -1033,7 +1033,7 @@ fn theme_brands(theme: Theme) -> &'static [&'static str] {
             "Ultralayer",
             "Makerhaus",
         ],
-        Theme::Electronics => &[
+        Interest::Electronics => &[
             "Ampere & Co.",
             "Bitwise",
             "Joule Labs",
@@ -1050,7 +1050,7 @@ fn theme_brands(theme: Theme) -> &'static [&'static str] {
             "Resistorium",
             "Tinwire",
         ],
-        Theme::Lab => &[
+        Interest::Lab => &[
             "Kelvin Labware",
             "Beakerline",
             "Sterilab",
@@ -1066,7 +1066,7 @@ fn theme_brands(theme: Theme) -> &'static [&'static str] {
             "Volumetrics",
             "Northlab",
         ],
-        Theme::Microscopy => &[
+        Interest::Microscopy => &[
             "Lensmark",
             "Microvista",
             "Brightfield Optics",
@@ -1076,7 +1076,7 @@ fn theme_brands(theme: Theme) -> &'static [&'static str] {
             "Specimenta",
             "Focal Point",
         ],
-        Theme::Workshop => &[
+        Interest::Workshop => &[
             "Gripmaster",
             "Handywell",
             "Forgeline",

@@ -10,10 +10,10 @@ use ndarray_npy::WriteNpyExt;
 
 use crate::error::{Error, Result};
 use crate::load::{IndexFormat, ItemIds, SidIndex};
-use crate::output::write_atomically;
 use crate::progress::{Progress, check_cancelled};
 use crate::random::SeededRng;
 use crate::sid::{self, Code};
+use crate::write::write_atomically;
 
 /// What to generate. Prefix-group sizes follow a power law (exponent 2) capped at
 /// `max_prefix_group` (one group has exactly that size); last codes inside a prefix group are

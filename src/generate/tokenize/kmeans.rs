@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::kernels::{dot_f32, fold8_f32, sq_distance_f32};
 use crate::progress::{Progress, check_cancelled};
 use crate::random::SeededRng;
 
@@ -176,7 +177,7 @@ fn update_nearest(points: &[f32], dim: usize, c: &[f32], nearest: &mut [f32], fi
         .zip(points.par_chunks(POINTS_PER_TASK * dim))
         .for_each(|(near, block)| {
             for (d, p) in near.iter_mut().zip(block.chunks_exact(dim)) {
-                let to_c = squared_distance(p, c);
+                let to_c = sq_distance_f32(p, c);
                 if first || to_c < *d {
                     *d = to_c;
                 }
@@ -193,7 +194,7 @@ fn assign(
     labels: &mut [u32],
     distances: &mut [f32],
 ) -> usize {
-    let norms: Vec<f32> = centroids.chunks_exact(dim).map(|c| dot(c, c)).collect();
+    let norms: Vec<f32> = centroids.chunks_exact(dim).map(|c| dot_f32(c, c)).collect();
     labels
         .par_chunks_mut(POINTS_PER_TASK)
         .zip(distances.par_chunks_mut(POINTS_PER_TASK))
@@ -214,7 +215,7 @@ fn assign(
                 {
                     changed += usize::from(*label != best);
                     *label = best;
-                    *distance = (dot(p, p) + partial).max(0.0);
+                    *distance = (dot_f32(p, p) + partial).max(0.0);
                 }
             }
             changed
@@ -280,7 +281,7 @@ fn nearest_centroids_avx2(
             // SAFETY: `lanes` holds 8 floats; the store has no alignment requirement.
             unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), a) };
             let tail: f32 = row[full..].iter().zip(&c[full..]).map(|(x, y)| x * y).sum();
-            let d = norm - 2.0 * (fold_lanes(lanes) + tail);
+            let d = norm - 2.0 * (fold8_f32(lanes) + tail);
             if d < b.1 {
                 *b = (j as u32, d);
             }
@@ -303,7 +304,7 @@ fn nearest_centroids(
     if rows.len() < POINT_BLOCK {
         for (b, p) in best.iter_mut().zip(&rows) {
             for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
-                let d = norm - 2.0 * dot(p, c);
+                let d = norm - 2.0 * dot_f32(p, c);
                 if d < b.1 {
                     *b = (j as u32, d);
                 }
@@ -333,7 +334,7 @@ fn nearest_centroids(
                 .zip(&c[full..])
                 .map(|(x, y)| x * y)
                 .sum();
-            let d = norm - 2.0 * (fold_lanes(lanes[r]) + tail);
+            let d = norm - 2.0 * (fold8_f32(lanes[r]) + tail);
             if d < best[r].1 {
                 best[r] = (j as u32, d);
             }
@@ -410,56 +411,12 @@ fn update_centroids(points: &[f32], dim: usize, labels: &[u32], centroids: &mut 
         });
 }
 
-/// Dot product with eight partial sums in a fixed order: vectorisable, same bits everywhere.
-#[inline]
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            lanes[k] += x[k] * y[k];
-        }
-    }
-    fold_lanes(lanes) + tail
-}
-
-/// Squared Euclidean distance, summed like [`dot`].
-#[inline]
-pub(crate) fn squared_distance(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            let d = x[k] - y[k];
-            lanes[k] += d * d;
-        }
-    }
-    fold_lanes(lanes) + tail
-}
-
 /// `lanes[k] += x[k] * c[k]`: one step of [`dot`].
 #[inline(always)]
 fn accumulate(lanes: &mut [f32; 8], x: &[f32; 8], c: &[f32; 8]) {
     for k in 0..8 {
         lanes[k] += x[k] * c[k];
     }
-}
-
-#[inline]
-fn fold_lanes(l: [f32; 8]) -> f32 {
-    ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
 }
 
 #[cfg(test)]
@@ -548,7 +505,7 @@ mod tests {
         let mut rng = SeededRng::new(11);
         for dim in [5, 8, 19, 64] {
             let centroids: Vec<f32> = (0..9 * dim).map(|_| rng.unit() as f32 - 0.5).collect();
-            let norms: Vec<f32> = centroids.chunks_exact(dim).map(|c| dot(c, c)).collect();
+            let norms: Vec<f32> = centroids.chunks_exact(dim).map(|c| dot_f32(c, c)).collect();
             let points: Vec<f32> = (0..4 * dim).map(|_| rng.unit() as f32 - 0.5).collect();
             let fast = nearest_centroids_fastest(&points, &centroids, &norms, dim);
             let portable = nearest_centroids(&points, &centroids, &norms, dim);
@@ -564,10 +521,10 @@ mod tests {
         let b: Vec<f32> = (0..19).map(|i| 3.0 - i as f32).collect();
         let naive_dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         let naive_sq: f32 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
-        assert!((dot(&a, &b) - naive_dot).abs() < 1e-3);
-        assert!((squared_distance(&a, &b) - naive_sq).abs() < 1e-3);
+        assert!((dot_f32(&a, &b) - naive_dot).abs() < 1e-3);
+        assert!((sq_distance_f32(&a, &b) - naive_sq).abs() < 1e-3);
         let centroids: Vec<f32> = (0..5 * 19).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
-        let norms: Vec<f32> = centroids.chunks_exact(19).map(|c| dot(c, c)).collect();
+        let norms: Vec<f32> = centroids.chunks_exact(19).map(|c| dot_f32(c, c)).collect();
         let points: Vec<f32> = (0..4 * 19).map(|i| ((i * 5) % 13) as f32 * 0.25).collect();
         let blocked = nearest_centroids(&points, &centroids, &norms, 19);
         for (p, row) in points.chunks_exact(19).enumerate() {

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::kernels::sq_distance_4_strided;
 use crate::load::{IndexFormat, ItemIds, SidIndex};
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::{Code, MAX_CODEBOOK_SIZE, MAX_LEVELS, level_letter};
@@ -261,7 +262,7 @@ impl RkMeans {
                         let book = &books[level * stride..(level + 1) * stride];
                         let mut best = (0usize, f64::INFINITY);
                         for (c, word) in book.chunks_exact(dim).enumerate() {
-                            let d = squared_distance_f64(&residual, word);
+                            let d = sq_distance_4_strided(&residual, word);
                             if d < best.1 {
                                 best = (c, d);
                             }
@@ -419,25 +420,6 @@ impl Tokenization {
             fusion: None,
         }
     }
-}
-
-/// Exact squared distance in f64 with four partial sums in a fixed order.
-fn squared_distance_f64(a: &[f64], b: &[f64]) -> f64 {
-    let mut lanes = [0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let tail: f64 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            let d = x[k] - y[k];
-            lanes[k] += d * d;
-        }
-    }
-    ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])) + tail
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
 //! Demo users: shopping sequences that follow product families (another colour of the same
 //! filament) and project themes (a printer, then filament, then nozzles).
 
-use super::catalog::{Catalog, Theme};
+use super::catalog::{Catalog, Interest};
 use crate::random::SeededRng;
 
-/// How likely each theme is as a user's main interest (same order as [`Theme::ALL`]).
+/// How likely each theme is as a user's main interest (same order as [`Interest::ALL`]).
 const THEME_WEIGHTS: [f64; 5] = [0.32, 0.28, 0.2, 0.08, 0.12];
 
 /// Probability of buying another product of the same line next, for lines of near-identical
@@ -18,7 +18,7 @@ const WANDER: f64 = 0.08;
 /// Generates `n_users` sequences of distinct catalog positions, 5 to 15 items each.
 pub fn generate(catalog: &Catalog, n_users: usize, seed: u64) -> Vec<Vec<usize>> {
     let mut rng = SeededRng::new(seed);
-    let by_theme: Vec<Vec<usize>> = Theme::ALL
+    let by_theme: Vec<Vec<usize>> = Interest::ALL
         .iter()
         .map(|&t| {
             (0..catalog.families.len())
@@ -98,7 +98,7 @@ fn geometric(rng: &mut SeededRng, p: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::demo::catalog;
+    use crate::generate::demo::catalog;
 
     #[test]
     fn sequences_are_distinct_items_of_plausible_length_and_follow_families() {

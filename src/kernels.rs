@@ -1,0 +1,198 @@
+//! Numeric kernels shared by the analyses. Each summation order has a name of its own, because
+//! bytes depend on it: the committed demo (k-means, RK-Means codes), the t-SNE cache and the
+//! ZCR costs must come out bit for bit the same on every run and every machine.
+
+/// `‖a − b‖²` in f64 with eight independent partial sums folded pairwise — what ZCR's costs
+/// use (fast, and the same result every run). On x86-64 CPUs with AVX2 the same lanes run
+/// four at a time: each lane still does its own subtract, multiply and add in the same
+/// order (no fused multiply-add), so the bits are those of the portable loop.
+pub fn sq_distance_8(a: &[f64], b: &[f64]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { sq_distance_8_avx2(a, b) };
+    }
+    sq_distance_8_portable(a, b)
+}
+
+/// [`sq_distance_8`] compiled for AVX2 (the portable loop, widened by the compiler).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sq_distance_8_avx2(a: &[f64], b: &[f64]) -> f64 {
+    sq_distance_8_portable(a, b)
+}
+
+/// [`sq_distance_8`] for any CPU.
+#[inline(always)]
+fn sq_distance_8_portable(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    let mut acc = [0.0f64; 8];
+    let split = a.len() / 8 * 8;
+    for (x, y) in a[..split].chunks_exact(8).zip(b[..split].chunks_exact(8)) {
+        for k in 0..8 {
+            let t = x[k] - y[k];
+            acc[k] += t * t;
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in a[split..].iter().zip(&b[split..]) {
+        let t = x - y;
+        tail += t * t;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
+}
+
+/// `‖a − b‖²` in f64 with four partial sums folded as `(l0 + l1) + (l2 + l3)`: the t-SNE
+/// neighbour search (its cache depends on these bits).
+pub fn sq_distance_4_adjacent(a: &[f64], b: &[f64]) -> f64 {
+    let lanes = lanes4(a, b);
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail_sq(a, b, 4)
+}
+
+/// `‖a − b‖²` in f64 with four partial sums folded as `(l0 + l2) + (l1 + l3)`: the RK-Means
+/// encoder's exact nearest-codeword search (the demo's indexes depend on these bits).
+pub fn sq_distance_4_strided(a: &[f64], b: &[f64]) -> f64 {
+    let lanes = lanes4(a, b);
+    ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])) + tail_sq(a, b, 4)
+}
+
+fn lanes4(a: &[f64], b: &[f64]) -> [f64; 4] {
+    let mut lanes = [0.0f64; 4];
+    for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for k in 0..4 {
+            let d = x[k] - y[k];
+            lanes[k] += d * d;
+        }
+    }
+    lanes
+}
+
+/// The squared differences past the last whole chunk of `width`, summed in order.
+fn tail_sq(a: &[f64], b: &[f64], width: usize) -> f64 {
+    let split = a.len() / width * width;
+    let mut tail = 0.0;
+    for (x, y) in a[split..].iter().zip(&b[split..]) {
+        tail += (x - y) * (x - y);
+    }
+    tail
+}
+
+/// Dot product in f32 with eight partial sums in a fixed order (vectorisable, the same bits
+/// everywhere): k-means.
+#[inline]
+pub fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    fold8_f32(lanes) + tail
+}
+
+/// Squared Euclidean distance in f32, summed like [`dot_f32`]: k-means.
+#[inline]
+pub fn sq_distance_f32(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            let d = x[k] - y[k];
+            lanes[k] += d * d;
+        }
+    }
+    fold8_f32(lanes) + tail
+}
+
+/// Folds eight f32 lanes in the order [`dot_f32`] uses, for blocked kernels that keep their
+/// own lanes.
+#[inline]
+pub fn fold8_f32(l: [f32; 8]) -> f32 {
+    ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+    }
+
+    #[test]
+    fn every_f64_order_matches_the_plain_sum() {
+        for n in [0, 1, 3, 4, 7, 8, 19, 33] {
+            let a: Vec<f64> = (0..n).map(|i| i as f64 * 0.37).collect();
+            let b: Vec<f64> = (0..n).map(|i| 1.0 - i as f64 * 0.11).collect();
+            let want = plain(&a, &b);
+            for got in [
+                sq_distance_8(&a, &b),
+                sq_distance_4_adjacent(&a, &b),
+                sq_distance_4_strided(&a, &b),
+            ] {
+                assert!((got - want).abs() <= 1e-12 * want.max(1.0), "n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_avx2_kernel_gives_the_portable_bits() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for n in [1, 7, 8, 9, 16, 31, 32, 33, 64, 100] {
+            for scale in [1e-300, 1e-8, 1.0, 1e150] {
+                let a: Vec<f64> = (0..n).map(|_| next() * scale).collect();
+                let b: Vec<f64> = (0..n).map(|_| next() * scale).collect();
+                assert_eq!(
+                    sq_distance_8(&a, &b).to_bits(),
+                    sq_distance_8_portable(&a, &b).to_bits(),
+                    "n={n} scale={scale}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_orders_are_the_documented_ones() {
+        // Lanes chosen so that a different fold order rounds differently.
+        let a = [1e16, 1.0, -1e16, 1.0, 0.0, 0.0, 0.0, 0.0];
+        let zero = [0.0; 8];
+        let lanes = [1e32, 1.0, 1e32, 1.0];
+        assert_eq!(
+            sq_distance_4_adjacent(&a[..4], &zero[..4]),
+            (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        );
+        assert_eq!(
+            sq_distance_4_strided(&a[..4], &zero[..4]),
+            (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+        );
+    }
+
+    #[test]
+    fn f32_kernels_match_naive_sums() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..19).map(|i| 3.0 - i as f32).collect();
+        let naive_dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        let naive_sq: f32 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
+        assert!((dot_f32(&a, &b) - naive_dot).abs() < 1e-3);
+        assert!((sq_distance_f32(&a, &b) - naive_sq).abs() < 1e-3);
+    }
+}

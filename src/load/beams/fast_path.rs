@@ -1,0 +1,160 @@
+//! The records generators usually write, read without serde: plain strings, no escapes, the
+//! three known keys. Anything else falls back to the serde path, which reports errors.
+
+use super::BeamRecord;
+
+/// The fast path of [`parse_line`] for the records generators usually write: an object whose
+/// keys are `beam_sids` (a list of strings), `target` (string or null) and `target_item`
+/// (string, non-negative integer or null), strings without escapes. Fills `rec` exactly as
+/// the serde path would and returns `true`; returns `false` at anything else (other fields,
+/// escapes, malformed JSON), and the serde path then reads the line and reports any error.
+pub(super) fn parse_plain_record(text: &str, rec: &mut BeamRecord) -> bool {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return false;
+    }
+    i += 1;
+    let mut seen = 0u8;
+    loop {
+        ws(&mut i);
+        let Some(key) = plain_string(text, &mut i) else {
+            return false;
+        };
+        ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return false;
+        }
+        i += 1;
+        ws(&mut i);
+        let bit = match key {
+            "beam_sids" => 1,
+            "target" => 2,
+            "target_item" => 4,
+            _ => return false,
+        };
+        if seen & bit != 0 {
+            return false;
+        }
+        seen |= bit;
+        let ok = match key {
+            "beam_sids" => {
+                rec.has_beams = true;
+                plain_sid_list(text, &mut i, rec)
+            }
+            "target" => match plain_string(text, &mut i) {
+                Some(sid) => {
+                    rec.target = Some(rec.read_sid(sid));
+                    true
+                }
+                None => plain_null(b, &mut i),
+            },
+            _ => match plain_string(text, &mut i).or_else(|| plain_integer(text, &mut i)) {
+                Some(id) => {
+                    rec.target_item = Some(rec.push_text(id));
+                    true
+                }
+                None => plain_null(b, &mut i),
+            },
+        };
+        if !ok {
+            return false;
+        }
+        ws(&mut i);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => {
+                i += 1;
+                ws(&mut i);
+                return i == b.len();
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A JSON string without escapes or control characters at byte `*i`, moving past it.
+fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
+    let b = text.as_bytes();
+    if b.get(*i) != Some(&b'"') {
+        return None;
+    }
+    let start = *i + 1;
+    let len = memchr::memchr2(b'"', b'\\', &b[start..])?;
+    let body = &b[start..start + len];
+    if b[start + len] != b'"' || body.iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+        return None;
+    }
+    *i = start + len + 1;
+    // Quotes are ASCII, so both ends are character boundaries.
+    text.get(start..start + len)
+}
+
+/// A non-negative JSON integer that fits in `u64`, written as JSON allows (no leading zero).
+fn plain_integer<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
+    let b = text.as_bytes();
+    let start = *i;
+    let len = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let digits = &b[start..start + len];
+    let follows = b.get(start + len).copied();
+    if len == 0
+        || len > 19
+        || (len > 1 && digits[0] == b'0')
+        || matches!(follows, Some(b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    *i = start + len;
+    text.get(start..start + len)
+}
+
+fn plain_null(b: &[u8], i: &mut usize) -> bool {
+    if b[*i..].starts_with(b"null") {
+        *i += 4;
+        true
+    } else {
+        false
+    }
+}
+
+/// `["<a_1>...", ...]`: each string read as a beam SID.
+fn plain_sid_list(text: &str, i: &mut usize, rec: &mut BeamRecord) -> bool {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    if b.get(*i) != Some(&b'[') {
+        return false;
+    }
+    *i += 1;
+    ws(i);
+    if b.get(*i) == Some(&b']') {
+        *i += 1;
+        return true;
+    }
+    loop {
+        ws(i);
+        let Some(sid) = plain_string(text, i) else {
+            return false;
+        };
+        let sid = rec.read_sid(sid);
+        rec.beams.push(sid);
+        ws(i);
+        match b.get(*i) {
+            Some(b',') => *i += 1,
+            Some(b']') => {
+                *i += 1;
+                return true;
+            }
+            _ => return false,
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! JSON Lines beams: the file read in blocks of whole lines, and one line parsed into a
+//! record (the fast path first, serde for everything else).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use serde::de::DeserializeSeed;
+
+use super::fast_path::parse_plain_record;
+use super::json_array::RecordSeed;
+use super::{BLOCK_BYTES, BeamRecord};
+use crate::error::{Error, Place, Result};
+use crate::progress::Progress;
+
+/// Parses one JSON Lines record into `rec`; the message says what is wrong (column included).
+pub(super) fn parse_line(
+    bytes: &[u8],
+    rec: &mut BeamRecord,
+    record: usize,
+    line: usize,
+) -> std::result::Result<(), String> {
+    rec.clear(record, line);
+    let text = if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8 (checked just above, much faster than `from_utf8`).
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    } else {
+        std::str::from_utf8(bytes).map_err(|e| {
+            format!(
+                "invalid UTF-8 at column {} (JSON text must be UTF-8)",
+                e.valid_up_to() + 1
+            )
+        })?
+    };
+    if !parse_plain_record(text, rec) {
+        rec.clear(record, line);
+        parse_with_serde(text, rec)?;
+    }
+    rec.validate()
+}
+
+/// Reads one record with serde (any valid JSON); the message says what is wrong.
+pub(super) fn parse_with_serde(
+    text: &str,
+    rec: &mut BeamRecord,
+) -> std::result::Result<(), String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    RecordSeed {
+        rec: &mut *rec,
+        lines: None,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end())
+    .map_err(|e| {
+        let text = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = text.strip_suffix(&suffix).unwrap_or(&text);
+        if e.is_eof() {
+            format!("{message} (a JSON Lines record must fit on one line)")
+        } else {
+            format!("{message} (column {})", e.column())
+        }
+    })
+}
+
+/// Whole lines of a JSON Lines file, about [`BLOCK_BYTES`] at a time.
+#[derive(Default)]
+pub(super) struct Block {
+    pub(super) bytes: Vec<u8>,
+    /// Records: (record, 1-based line, start, end) in `bytes` (non-blank lines of JSON
+    /// Lines, candidate records of a JSON array).
+    pub(super) lines: Vec<(usize, usize, usize, usize)>,
+    /// Line and column of `bytes[0]` in the file (JSON array blocks).
+    pub(super) start_line: usize,
+    pub(super) start_column: usize,
+}
+
+impl Block {
+    /// The file's line and column of `bytes[offset]` (JSON array blocks).
+    pub(super) fn line_column(&self, offset: usize) -> (usize, usize) {
+        let before = &self.bytes[..offset];
+        match memchr::memrchr(b'\n', before) {
+            Some(last) => (
+                self.start_line + before.iter().filter(|&&c| c == b'\n').count(),
+                offset - last,
+            ),
+            None => (self.start_line, self.start_column + offset),
+        }
+    }
+}
+
+/// Reads a JSON Lines file block by block, numbering records and lines.
+pub(super) struct LineBlocks<'a> {
+    path: &'a Path,
+    file: File,
+    /// Bytes the file held when opened, so a small file is not read into a 4 MiB buffer.
+    size_hint: u64,
+    read: u64,
+    carry: Vec<u8>,
+    next_line: usize,
+    next_record: usize,
+    eof: bool,
+}
+
+impl<'a> LineBlocks<'a> {
+    pub(super) fn new(path: &'a Path, file: File) -> Self {
+        let size_hint = file.metadata().map_or(0, |m| m.len());
+        LineBlocks {
+            path,
+            file,
+            size_hint,
+            read: 0,
+            carry: Vec::new(),
+            next_line: 1,
+            next_record: 0,
+            eof: false,
+        }
+    }
+
+    /// Fills `block` with the next whole lines; `false` once the file is done.
+    pub(super) fn next(&mut self, block: &mut Block, progress: &dyn Progress) -> Result<bool> {
+        if progress.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        block.bytes.clear();
+        block.lines.clear();
+        block.bytes.append(&mut self.carry);
+        let cut = loop {
+            if self.eof {
+                break block.bytes.len();
+            }
+            let before = block.bytes.len();
+            // The file may still grow (a run writing beams): the hint only sizes the buffer.
+            let left = self.size_hint.saturating_sub(self.read) as usize;
+            let want = BLOCK_BYTES.min(left.max(1 << 12) + 1);
+            block.bytes.resize(before + want, 0);
+            let n = self
+                .file
+                .read(&mut block.bytes[before..])
+                .map_err(|e| Error::io(self.path, e))?;
+            block.bytes.truncate(before + n);
+            self.read += n as u64;
+            progress.advance(n as u64);
+            if n == 0 {
+                self.eof = true;
+            } else if block.bytes.len() >= BLOCK_BYTES
+                && let Some(p) = memchr::memrchr(b'\n', &block.bytes)
+            {
+                break p + 1;
+            }
+        };
+        self.carry.extend_from_slice(&block.bytes[cut..]);
+        block.bytes.truncate(cut);
+        let bytes = &block.bytes;
+        let mut start = 0;
+        let last = (cut > 0 && bytes[cut - 1] != b'\n').then_some(cut);
+        for end in memchr::memchr_iter(b'\n', bytes).chain(last) {
+            let line = self.next_line;
+            self.next_line += 1;
+            if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+                block.lines.push((self.next_record, line, start, end));
+                self.next_record += 1;
+            }
+            start = end + 1;
+        }
+        Ok(!(self.eof && bytes.is_empty()))
+    }
+
+    /// The number of records, or an error for a file without any.
+    pub(super) fn finish(&self) -> Result<usize> {
+        if self.next_record == 0 {
+            return Err(Error::data(self.path, Place::File, "holds no records"));
+        }
+        Ok(self.next_record)
+    }
+}

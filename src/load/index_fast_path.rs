@@ -1,0 +1,430 @@
+//! The index layout tokenizers usually write, `{"id": ["<a_1>", "<b_2>"], ...}` (or integer
+//! codes), read without serde and split over the cores. Anything else — escapes, SID strings,
+//! other token schemes, any error — declines, and the serde path reads the file and reports.
+
+use rayon::prelude::*;
+
+use super::ids::{ItemIds, NOT_AN_INTEGER};
+use super::index::IndexFormat;
+use crate::sid::{Code, MAX_LEVELS};
+
+/// Ids and codes read by the fast path, as the serde path would have read them.
+pub(super) struct FastIndex {
+    pub(super) ids: ItemIds,
+    pub(super) codes: Vec<Code>,
+    pub(super) n_levels: usize,
+    pub(super) format: IndexFormat,
+}
+
+/// Below this many bytes a file is read on one thread (splitting would not pay).
+const MIN_CHUNK_BYTES: usize = 1 << 20;
+
+/// Reads `bytes` if it is a plain index; `None` sends it to the serde path.
+pub(super) fn parse(bytes: &[u8]) -> Option<FastIndex> {
+    let mut i = 0;
+    skip_ws(bytes, &mut i);
+    if bytes.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    skip_ws(bytes, &mut i);
+    let threads = rayon::current_num_threads().max(1);
+    let n_chunks = (bytes.len() / MIN_CHUNK_BYTES).clamp(1, threads);
+    // A split guessed inside an odd id fails its proof; one chunk then settles it.
+    parse_in_chunks(bytes, i, n_chunks).or_else(|| {
+        (n_chunks > 1)
+            .then(|| parse_in_chunks(bytes, i, 1))
+            .flatten()
+    })
+}
+
+/// Reads the items from `i` (just inside the `{`) in `n_chunks` parallel chunks.
+fn parse_in_chunks(bytes: &[u8], i: usize, n_chunks: usize) -> Option<FastIndex> {
+    // Chunk k starts at an item boundary guessed near k/n of the file; chunk k−1, read from
+    // the true start, must stop exactly there, which proves the guess.
+    let mut starts = vec![i];
+    for k in 1..n_chunks {
+        let guess = bytes.len() / n_chunks * k;
+        if let Some(s) = boundary_after(bytes, guess.max(*starts.last()? + 1)) {
+            starts.push(s);
+        }
+    }
+    let bounds: Vec<(usize, usize)> = (0..starts.len())
+        .map(|k| (starts[k], starts.get(k + 1).copied().unwrap_or(usize::MAX)))
+        .collect();
+    let chunks: Vec<Chunk> = bounds
+        .par_iter()
+        .map(|&(start, stop)| parse_chunk(bytes, start, stop))
+        .collect::<Option<_>>()?;
+    let first = &chunks[0];
+    let (n_levels, format) = (first.n_levels, first.format);
+    let (mut text, mut ends, mut values, mut codes) = (
+        String::with_capacity(chunks.iter().map(|c| c.text.len()).sum()),
+        Vec::with_capacity(chunks.iter().map(|c| c.ends.len()).sum()),
+        Vec::with_capacity(chunks.iter().map(|c| c.values.len()).sum()),
+        Vec::with_capacity(chunks.iter().map(|c| c.codes.len()).sum()),
+    );
+    for (k, c) in chunks.iter().enumerate() {
+        let stops_at_next = bounds.get(k + 1).is_none_or(|&(next, _)| c.end == next);
+        if c.n_levels != n_levels || c.format != format || !stops_at_next {
+            return None;
+        }
+        let offset = text.len();
+        text.push_str(&c.text);
+        ends.extend(c.ends.iter().map(|&e| e + offset));
+        values.extend_from_slice(&c.values);
+        codes.extend_from_slice(&c.codes);
+    }
+    let ids = ItemIds::from_arena(text, ends, &values)?;
+    Some(FastIndex {
+        ids,
+        codes,
+        n_levels,
+        format,
+    })
+}
+
+/// What one chunk of items holds; `end` is where its reading stopped (the next item's `"`,
+/// or the end of the file for the last chunk).
+struct Chunk {
+    text: String,
+    ends: Vec<usize>,
+    values: Vec<u64>,
+    codes: Vec<Code>,
+    n_levels: usize,
+    format: IndexFormat,
+    end: usize,
+}
+
+fn skip_ws(b: &[u8], i: &mut usize) {
+    while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+        *i += 1;
+    }
+}
+
+/// The first `"` at or after `from` that follows `]`, whitespace, `,`, whitespace: where an
+/// item starts if that `]` closed the previous item's codes.
+fn boundary_after(b: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let close = at + memchr::memchr(b']', b.get(at..)?)?;
+        let mut i = close + 1;
+        skip_ws(b, &mut i);
+        if b.get(i) == Some(&b',') {
+            i += 1;
+            skip_ws(b, &mut i);
+            if b.get(i) == Some(&b'"') {
+                return Some(i);
+            }
+        }
+        at = close + 1;
+    }
+}
+
+/// Reads items from `i` (an item's opening quote) until the next item would start at or after
+/// `stop`, or the object closes (then nothing but whitespace may follow).
+fn parse_chunk(b: &[u8], mut i: usize, stop: usize) -> Option<Chunk> {
+    let mut c = Chunk {
+        text: String::new(),
+        ends: Vec::new(),
+        values: Vec::new(),
+        codes: Vec::new(),
+        n_levels: 0,
+        format: IndexFormat::Tokens,
+        end: 0,
+    };
+    let mut format = None;
+    loop {
+        let (id, value) = plain_id(b, &mut i)?;
+        c.text.push_str(id);
+        c.ends.push(c.text.len());
+        c.values.push(value);
+        skip_ws(b, &mut i);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        skip_ws(b, &mut i);
+        let levels = codes(b, &mut i, &mut c.codes, &mut format)?;
+        if c.ends.len() == 1 {
+            c.n_levels = levels;
+        } else if levels != c.n_levels {
+            return None;
+        }
+        skip_ws(b, &mut i);
+        match b.get(i) {
+            Some(b',') => {
+                i += 1;
+                skip_ws(b, &mut i);
+                if i >= stop {
+                    break;
+                }
+            }
+            Some(b'}') if stop == usize::MAX => {
+                i += 1;
+                skip_ws(b, &mut i);
+                if i != b.len() {
+                    return None;
+                }
+                break;
+            }
+            _ => return None,
+        }
+    }
+    c.format = format?;
+    c.end = i;
+    Some(c)
+}
+
+/// An id string without escapes or control characters at `*i`, and its value when it is a
+/// canonical integer ([`NOT_AN_INTEGER`] otherwise), moving past it.
+fn plain_id<'a>(b: &'a [u8], i: &mut usize) -> Option<(&'a str, u64)> {
+    if b.get(*i) != Some(&b'"') {
+        return None;
+    }
+    let start = *i + 1;
+    let len = memchr::memchr2(b'"', b'\\', b.get(start..)?)?;
+    if b[start + len] != b'"' {
+        return None;
+    }
+    let body = &b[start..start + len];
+    *i = start + len + 1;
+    let mut value = 0u64;
+    let mut digits = true;
+    for &ch in body {
+        if ch < 0x20 {
+            return None;
+        }
+        if ch.is_ascii_digit() {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(ch - b'0'));
+        } else {
+            digits = false;
+        }
+    }
+    let canonical =
+        digits && !body.is_empty() && body.len() <= 19 && (body.len() == 1 || body[0] != b'0');
+    let id = if body.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8 (checked just above).
+        unsafe { std::str::from_utf8_unchecked(body) }
+    } else {
+        std::str::from_utf8(body).ok()?
+    };
+    Some((id, if canonical { value } else { NOT_AN_INTEGER }))
+}
+
+/// `["<a_1>", "<b_2>"]` or `[1, 2]` at `*i`: pushes the codes and returns how many.
+fn codes(
+    b: &[u8],
+    i: &mut usize,
+    out: &mut Vec<Code>,
+    format: &mut Option<IndexFormat>,
+) -> Option<usize> {
+    if b.get(*i) != Some(&b'[') {
+        return None;
+    }
+    *i += 1;
+    let mut level = 0;
+    loop {
+        skip_ws(b, i);
+        if level == MAX_LEVELS {
+            return None;
+        }
+        let (code, this) = match b.get(*i)? {
+            b'"' => (token(b, i, level)?, IndexFormat::Tokens),
+            b'0'..=b'9' => (integer(b, i)?, IndexFormat::Integers),
+            _ => return None,
+        };
+        if *format.get_or_insert(this) != this {
+            return None;
+        }
+        out.push(code);
+        level += 1;
+        skip_ws(b, i);
+        match b.get(*i)? {
+            b',' => *i += 1,
+            b']' => {
+                *i += 1;
+                return Some(level);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `"<x_N>"` with x the letter of `level` and N up to five digits below 2^16.
+fn token(b: &[u8], i: &mut usize, level: usize) -> Option<Code> {
+    let s = *i;
+    if b.get(s + 1) != Some(&b'<')
+        || b.get(s + 2) != Some(&(b'a' + level as u8))
+        || b.get(s + 3) != Some(&b'_')
+    {
+        return None;
+    }
+    let mut j = s + 4;
+    let mut value = 0u32;
+    while let Some(&d @ b'0'..=b'9') = b.get(j) {
+        if j - s - 4 == 5 {
+            return None;
+        }
+        value = value * 10 + u32::from(d - b'0');
+        j += 1;
+    }
+    if j == s + 4 || b.get(j) != Some(&b'>') || b.get(j + 1) != Some(&b'"') {
+        return None;
+    }
+    *i = j + 2;
+    Code::try_from(value).ok()
+}
+
+/// A JSON integer code (no leading zero, no fraction or exponent) below 2^16.
+fn integer(b: &[u8], i: &mut usize) -> Option<Code> {
+    let s = *i;
+    let mut j = s;
+    let mut value = 0u32;
+    while let Some(&d @ b'0'..=b'9') = b.get(j) {
+        if j - s == 5 {
+            return None;
+        }
+        value = value * 10 + u32::from(d - b'0');
+        j += 1;
+    }
+    if (j - s > 1 && b[s] == b'0') || matches!(b.get(j), Some(b'.' | b'e' | b'E')) {
+        return None;
+    }
+    *i = j;
+    Code::try_from(value).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::SidIndex;
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    /// Everything an index holds, for comparing two parses.
+    fn dump(idx: &SidIndex) -> String {
+        let ids: Vec<_> = idx.ids().iter().collect();
+        let rows: Vec<_> = (0..idx.n_items())
+            .map(|i| idx.ids().vector_row(i))
+            .collect();
+        let found: Vec<_> = ids.iter().map(|id| idx.ids().position(id)).collect();
+        format!(
+            "{ids:?} {:?} {} {:?} {rows:?} {found:?} {}",
+            idx.all_codes(),
+            idx.n_levels(),
+            idx.format(),
+            idx.ids().rows_are_ids()
+        )
+    }
+
+    /// The fast path either declines or reads exactly what serde reads.
+    fn fast_equals_serde(text: &str) -> std::result::Result<bool, TestCaseError> {
+        let path = Path::new("t.json");
+        let serde = SidIndex::parse_with_serde(text.as_bytes(), path, None, None);
+        let Some(fast) = parse(text.as_bytes()) else {
+            return Ok(false);
+        };
+        let fast =
+            SidIndex::from_codes(path, fast.ids, fast.codes, fast.n_levels, None, fast.format);
+        match (fast, serde) {
+            (Ok(f), Ok(s)) => prop_assert_eq!(dump(&f), dump(&s), "{}", text),
+            (f, s) => prop_assert!(f.is_err() && s.is_err(), "{text}: {f:?} vs {s:?}"),
+        }
+        Ok(true)
+    }
+
+    #[test]
+    fn fast_path_covers_plain_indexes_and_declines_the_rest() {
+        for (text, taken) in [
+            (
+                r#"{"0": ["<a_1>", "<b_2>"], "1": ["<a_1>", "<b_3>"]}"#,
+                true,
+            ),
+            (" {\"7\":[1,2] ,\n\"x\" : [ 0 , 65535 ] }\n", true),
+            (r#"{"é": ["<a_00007>"]}"#, true),
+            (r#"{"0": ["<a_1>"], "0": ["<a_2>"]}"#, false),
+            (r#"{"0": ["<a_1>"], "1": [2]}"#, false),
+            (r#"{"0": ["<a_1>", "<b_2>"], "1": ["<a_1>"]}"#, false),
+            (r#"{"0": ["<b_1>"]}"#, false),
+            (r#"{"0": ["<a_65536>"]}"#, false),
+            (r#"{"0": ["<a_123456>"]}"#, false),
+            (r#"{"0": [" <a_1>"]}"#, false),
+            (r#"{"0": [01]}"#, false),
+            (r#"{"0": [1.0]}"#, false),
+            (r#"{"0": [-1]}"#, false),
+            (r#"{"0": [70000]}"#, false),
+            (r#"{"0": []}"#, false),
+            (r#"{"0": "<a_1><b_2>"}"#, false),
+            (r#"{"a\"b": [1]}"#, false),
+            (r#"{"0": [1]} x"#, false),
+            (r#"{"0": [1],}"#, false),
+            (r#"{"0": [1,]}"#, false),
+            (r#"{"0": [1, 2, 3, 4, 5, 6, 7, 8, 9]}"#, false),
+            ("{}", false),
+            ("[1]", false),
+        ] {
+            assert_eq!(fast_equals_serde(text).unwrap(), taken, "{text}");
+        }
+    }
+
+    #[test]
+    fn large_files_split_over_threads_read_the_same() {
+        // Ids ending in `], ` tempt the boundary guess; the proof of each split catches them.
+        let mut text = String::from("{");
+        for i in 0..120_000 {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            let id = if i % 97 == 5 {
+                format!("{i}x], ")
+            } else {
+                i.to_string()
+            };
+            text.push_str(&format!(
+                "\"{id}\": [\"<a_{}>\", \"<b_{}>\"]",
+                i % 256,
+                i % 7
+            ));
+        }
+        text.push('}');
+        assert!(text.len() > 2 * MIN_CHUNK_BYTES);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        assert!(pool.install(|| fast_equals_serde(&text)).unwrap());
+    }
+
+    proptest::proptest! {
+        /// Random small indexes in any spacing, and random one-byte damage.
+        #[test]
+        fn fast_path_agrees_with_serde(
+            items in proptest::collection::vec(("[0-9a-z\"é]{0,4}", proptest::collection::vec(0u32..70000, 1..4)), 1..5),
+            tokens in proptest::bool::ANY,
+            space in "[ \t\n]{0,2}",
+            damage in proptest::option::of((0usize..200, proptest::num::u8::ANY)),
+        ) {
+            let body: Vec<String> = items
+                .iter()
+                .map(|(id, codes)| {
+                    let codes: Vec<String> = codes
+                        .iter()
+                        .enumerate()
+                        .map(|(l, c)| if tokens { format!("\"<{}_{c}>\"", (b'a' + l as u8) as char) } else { c.to_string() })
+                        .collect();
+                    format!("\"{id}\"{space}:{space}[{}]", codes.join(&format!(",{space}")))
+                })
+                .collect();
+            let mut text = format!("{space}{{{}}}{space}", body.join(&format!("{space},")));
+            fast_equals_serde(&text)?;
+            if let Some((at, byte)) = damage {
+                let mut bytes = text.into_bytes();
+                let at = at % bytes.len();
+                bytes[at] = byte;
+                text = String::from_utf8_lossy(&bytes).into_owned();
+                fast_equals_serde(&text)?;
+            }
+        }
+    }
+}

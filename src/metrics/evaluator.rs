@@ -1,0 +1,390 @@
+//! One beam list against one index: finds each beam's collision group, applies the faithful
+//! or `cce.py` semantics, and yields the user's outcome and what had to be corrected.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde::Serialize;
+
+use super::lookup::{Found, SidLookup, prefetch};
+use super::{Accumulator, Compat, EvalSummary, Evaluation, ItemBlock, UserOutcome};
+use crate::collision::Collisions;
+use crate::error::{Error, Result};
+use crate::load::SidIndex;
+use crate::load::beams::{self, BeamRecord, BeamSid};
+use crate::progress::Progress;
+use crate::sid_scheme::SidScheme;
+
+/// Things in the beams that the faithful evaluation had to correct, counted in both modes so
+/// a user sees them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Anomalies {
+    /// Beam SIDs that name no item: not in the index, unreadable, or with another L.
+    pub invalid_sids: u64,
+    /// Repeats of a SID (or ranked item) already listed earlier for the same user.
+    pub duplicate_sids: u64,
+    /// Users whose target is in neither `target_item` (via the index) nor the index's SIDs.
+    pub unknown_targets: u64,
+    /// Users whose `target` string is not the SID the index gives `target_item`.
+    pub target_mismatches: u64,
+}
+
+impl Anomalies {
+    pub(super) fn add(&mut self, o: Anomalies) {
+        self.invalid_sids += o.invalid_sids;
+        self.duplicate_sids += o.duplicate_sids;
+        self.unknown_targets += o.unknown_targets;
+        self.target_mismatches += o.target_mismatches;
+    }
+}
+
+/// One evaluated record: its outcome and what had to be corrected in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scored {
+    /// The user's outcome.
+    pub outcome: UserOutcome,
+    /// What was corrected or could not be resolved in this record.
+    pub anomalies: Anomalies,
+}
+
+/// Evaluates records against one index. Shared by the threads that parse a beams file; it
+/// can also count, per collision group, how many users' beam lists contain the group's SID.
+pub struct Evaluator<'a> {
+    index: &'a SidIndex,
+    collisions: &'a Collisions,
+    compat: Compat,
+    lookup: SidLookup,
+    generated: Vec<AtomicU32>,
+    count_generated: bool,
+    beams_scheme: Option<SidScheme>,
+}
+
+/// Reused buffers of one thread's evaluations.
+#[derive(Default)]
+struct Scratch {
+    order: Vec<u32>,
+    found: Vec<Option<Found>>,
+    probes: Vec<Option<(u128, usize)>>,
+    cleaned: Vec<Found>,
+    sid_order: Vec<u32>,
+    seen: HashSet<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Beyond this many entries a duplicate check uses a hash set instead of a scan.
+const LINEAR_SEEN: usize = 64;
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator for `index` (grouped as `collisions`) with the given semantics.
+    pub fn new(index: &'a SidIndex, collisions: &'a Collisions, compat: Compat) -> Self {
+        Evaluator {
+            index,
+            collisions,
+            compat,
+            lookup: SidLookup::new(index, collisions),
+            generated: (0..collisions.n_groups())
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            count_generated: true,
+            beams_scheme: None,
+        }
+    }
+
+    /// Reads beams files whose SIDs are written in `scheme` (`None`: detected per file).
+    pub fn with_beams_scheme(mut self, scheme: Option<SidScheme>) -> Self {
+        self.beams_scheme = scheme.filter(|&s| s != SidScheme::Integers);
+        self
+    }
+
+    /// The semantics in use.
+    pub fn compat(&self) -> Compat {
+        self.compat
+    }
+
+    /// Evaluates one record.
+    pub fn evaluate(&self, rec: &BeamRecord) -> Scored {
+        SCRATCH.with(|s| {
+            let scratch = &mut *s.borrow_mut();
+            match rec.ranked_items() {
+                Some(_) => self.evaluate_ranked(rec, scratch),
+                None => self.evaluate_beams(rec, scratch),
+            }
+        })
+    }
+
+    /// Evaluates a beams file and keeps every user's outcome (what the TUI holds to change K
+    /// instantly). Records are parsed and evaluated in parallel.
+    pub fn evaluate_file(&mut self, path: &Path, progress: &dyn Progress) -> Result<Evaluation> {
+        self.restart_counts(true);
+        let this = &*self;
+        let mut outcomes = Vec::new();
+        let mut anomalies = Anomalies::default();
+        let mut list_width = 0;
+        beams::map_records_as(
+            path,
+            self.beams_scheme,
+            progress,
+            |rec| {
+                let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
+                (this.evaluate(rec), width)
+            },
+            |(scored, width)| {
+                anomalies.add(scored.anomalies);
+                outcomes.push(scored.outcome);
+                list_width = list_width.max(width);
+                Ok(())
+            },
+        )?;
+        Ok(Evaluation {
+            compat: self.compat,
+            outcomes,
+            anomalies,
+            generated: self.generated_counts(),
+            list_width,
+        })
+    }
+
+    /// Evaluates a beams file at `ks` in one streaming pass, memory flat in the number of
+    /// users; `on_user` sees each user's number and outcome in file order (per-user output).
+    /// `track_groups` adds per-group credit (and counts generated SIDs, which costs time).
+    pub fn summarize_file(
+        &mut self,
+        path: &Path,
+        ks: &[usize],
+        track_groups: bool,
+        progress: &dyn Progress,
+        mut on_user: impl FnMut(usize, &UserOutcome) -> Result<()>,
+    ) -> Result<EvalSummary> {
+        if ks.is_empty() || ks.contains(&0) {
+            return Err(Error::Invalid("K values must be at least 1".into()));
+        }
+        self.restart_counts(track_groups);
+        let this = &*self;
+        let mut acc = Accumulator::new(ks, track_groups);
+        let mut user = 0;
+        beams::map_records_as(
+            path,
+            self.beams_scheme,
+            progress,
+            |rec| this.evaluate(rec),
+            |scored| {
+                acc.add(&scored.outcome, scored.anomalies);
+                on_user(user, &scored.outcome)?;
+                user += 1;
+                Ok(())
+            },
+        )?;
+        Ok(acc.finish(self.compat, self.collisions, &self.generated_counts()))
+    }
+
+    /// How many users' beam lists contained each collision group's SID (indexed by group),
+    /// over the records evaluated since the last file started.
+    pub fn generated_counts(&self) -> Vec<u32> {
+        self.generated
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    fn restart_counts(&mut self, count: bool) {
+        self.count_generated = count;
+        for c in &mut self.generated {
+            *c.get_mut() = 0;
+        }
+    }
+
+    fn evaluate_beams(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
+        let beams = rec.beams();
+        // Start every cache miss of this record before waiting on any: the beams' table
+        // slots, then the target item's id lookup, group and codes.
+        self.lookup.prefetch_all(beams, &mut s.probes);
+        let item_pos = rec
+            .target_item()
+            .and_then(|id| self.index.ids().position(id));
+        if let Some(p) = item_pos {
+            prefetch(&self.index.codes(p)[0]);
+        }
+        let item_group = item_pos.map(|p| self.collisions.group_of(p));
+        score_order(rec.scores(), beams.len(), &mut s.order);
+        self.lookup.probe_all(&s.probes, &mut s.found);
+
+        let mut anomalies = Anomalies::default();
+        s.cleaned.clear();
+        s.seen.clear();
+        for &i in &s.order {
+            match s.found[i as usize] {
+                None => anomalies.invalid_sids += 1,
+                Some(f) => {
+                    let repeated = if s.cleaned.len() < LINEAR_SEEN {
+                        s.cleaned.iter().any(|c| c.group == f.group)
+                    } else {
+                        if s.seen.is_empty() {
+                            s.seen.extend(s.cleaned.iter().map(|c| c.group));
+                        }
+                        !s.seen.insert(f.group)
+                    };
+                    if repeated {
+                        anomalies.duplicate_sids += 1;
+                    } else {
+                        s.cleaned.push(f);
+                        if self.count_generated {
+                            self.generated[f.group as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+        }
+
+        let item_sid = item_pos.map(|p| BeamSid::Codes {
+            key: self.index.key(p),
+            n_levels: self.index.n_levels() as u8,
+        });
+        if let (Some(item_sid), Some(target)) = (item_sid, rec.target())
+            && item_sid != target
+        {
+            anomalies.target_mismatches += 1;
+        }
+        let mut outcome = UserOutcome {
+            target_item: item_pos.map(|p| p as u32),
+            ..UserOutcome::default()
+        };
+        match self.compat {
+            Compat::Faithful => {
+                let group = item_group.or_else(|| rec.target().and_then(|t| self.group_of_sid(t)));
+                outcome.target_group = group;
+                if let Some(g) = group
+                    && let Some(r) = s.cleaned.iter().position(|c| c.group == g)
+                {
+                    outcome.sid_rank = Some(r as u32);
+                    outcome.item_block = Some(ItemBlock {
+                        before: s.cleaned[..r].iter().map(|c| c.size).sum(),
+                        size: s.cleaned[r].size,
+                    });
+                }
+            }
+            Compat::CcePy => {
+                let target = rec.target().or(item_sid);
+                outcome.target_group = target.and_then(|t| self.group_of_sid(t));
+                if let Some(target) = target {
+                    self.reference_ranks(rec, target, outcome.target_group, s, &mut outcome);
+                }
+            }
+        }
+        if outcome.target_group.is_none() {
+            anomalies.unknown_targets += 1;
+        }
+        Scored { outcome, anomalies }
+    }
+
+    /// `cce.py` on the list as ranked (unknown SIDs count as groups of one, first occurrence
+    /// of the target), and `test.py`'s SID-level ranking (unknown SIDs get score −1000, i.e.
+    /// move to the end, stably; every occurrence of the target counts).
+    fn reference_ranks(
+        &self,
+        rec: &BeamRecord,
+        target: BeamSid,
+        target_group: Option<u32>,
+        s: &mut Scratch,
+        outcome: &mut UserOutcome,
+    ) {
+        let beams = rec.beams();
+        let size_or_one = |f: Option<Found>| f.map_or(1, |f| f.size);
+        if let Some(t) = s
+            .order
+            .iter()
+            .position(|&i| rec.same_sid(beams[i as usize], target))
+        {
+            outcome.item_block = Some(ItemBlock {
+                before: s.order[..t]
+                    .iter()
+                    .map(|&i| size_or_one(s.found[i as usize]))
+                    .sum(),
+                size: target_group.map_or(1, |g| self.collisions.size(g)),
+            });
+        }
+        s.sid_order.clear();
+        s.sid_order.extend(0..beams.len() as u32);
+        let known = |i: u32| s.found[i as usize].is_some();
+        match rec.scores() {
+            Some(scores) => {
+                let filtered = |i: u32| {
+                    if known(i) {
+                        scores[i as usize]
+                    } else {
+                        -1000.0
+                    }
+                };
+                s.sid_order.sort_by(|&a, &b| {
+                    filtered(b)
+                        .partial_cmp(&filtered(a))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+            }
+            None => s.sid_order.sort_by_key(|&i| !known(i)),
+        }
+        let mut ranks = s
+            .sid_order
+            .iter()
+            .enumerate()
+            .filter(|&(_, &i)| rec.same_sid(beams[i as usize], target))
+            .map(|(r, _)| r as u32);
+        outcome.sid_rank = ranks.next();
+        outcome.repeat_ranks = ranks.collect();
+    }
+
+    fn evaluate_ranked(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
+        let ids: Vec<&str> = rec.ranked_items().into_iter().flatten().collect();
+        score_order(rec.scores(), ids.len(), &mut s.order);
+        let target = rec.target_item().unwrap_or_default();
+        let item_pos = self.index.ids().position(target);
+        let mut anomalies = Anomalies::default();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut distinct = 0u32;
+        let mut rank = None;
+        for (raw, &i) in s.order.iter().enumerate() {
+            let id = ids[i as usize];
+            if !seen.insert(id) {
+                anomalies.duplicate_sids += 1;
+                continue;
+            }
+            if rank.is_none() && id == target {
+                rank = Some(match self.compat {
+                    Compat::Faithful => distinct,
+                    Compat::CcePy => raw as u32,
+                });
+            }
+            distinct += 1;
+        }
+        let outcome = UserOutcome {
+            target_item: item_pos.map(|p| p as u32),
+            target_group: item_pos.map(|p| self.collisions.group_of(p)),
+            sid_rank: rank,
+            repeat_ranks: Box::default(),
+            item_block: rank.map(|r| ItemBlock { before: r, size: 1 }),
+        };
+        Scored { outcome, anomalies }
+    }
+
+    fn group_of_sid(&self, sid: BeamSid) -> Option<u32> {
+        self.lookup.find(sid).map(|f| f.group)
+    }
+}
+
+/// The positions of a list in ranked order: by score, highest first, ties in list order
+/// (Python's stable `sorted(..., reverse=True)`), or as listed without scores.
+fn score_order(scores: Option<&[f64]>, n: usize, order: &mut Vec<u32>) {
+    order.clear();
+    order.extend(0..n as u32);
+    if let Some(scores) = scores {
+        order.sort_by(|&a, &b| {
+            scores[b as usize]
+                .partial_cmp(&scores[a as usize])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+}

@@ -1,0 +1,97 @@
+//! Several tokenizers loaded and evaluated once, for front ends that show many views of them
+//! (the figures, the HTML report): the comparison at any K and the curves come from the same
+//! evaluations instead of re-reading the beams for each.
+
+use crate::collision::Collisions;
+use crate::compare::{Comparison, Entry, rank};
+use crate::error::Result;
+use crate::load::SidIndex;
+use crate::load::TokenizerFiles;
+use crate::metrics::{Compat, Evaluation, Evaluator};
+use crate::plot::curves::{Curve, CurvesFigure};
+use crate::progress::{Progress, check_cancelled};
+
+/// One tokenizer with its index, groups and (when it has beams) every user's outcome.
+#[derive(Debug)]
+pub struct Loaded {
+    /// Where it came from.
+    pub run: TokenizerFiles,
+    /// The SID index.
+    pub index: SidIndex,
+    /// Its collision groups.
+    pub collisions: Collisions,
+    /// The beams' evaluation, `None` without beams.
+    pub evaluation: Option<Evaluation>,
+}
+
+/// Loads every run's index and evaluates its beams under `compat`.
+pub fn load_runs(
+    runs: &[TokenizerFiles],
+    compat: Compat,
+    codebook_size: Option<usize>,
+    progress: &dyn Progress,
+) -> Result<Vec<Loaded>> {
+    let mut loaded = Vec::with_capacity(runs.len());
+    for run in runs {
+        check_cancelled(progress)?;
+        let index = SidIndex::load(&run.index, codebook_size)?;
+        let collisions = Collisions::new(&index);
+        let evaluation = match run.beams_file() {
+            Some(beams) => {
+                Some(Evaluator::new(&index, &collisions, compat).evaluate_file(beams, progress)?)
+            }
+            None => None,
+        };
+        loaded.push(Loaded {
+            run: run.clone(),
+            index,
+            collisions,
+            evaluation,
+        });
+    }
+    Ok(loaded)
+}
+
+/// The comparison at `k` (what `sidlens compare --k` prints), from the loaded evaluations.
+pub fn comparison(loaded: &[Loaded], k: usize, compat: Compat) -> Comparison {
+    let entries = loaded
+        .iter()
+        .map(|l| Entry::new(&l.run.name, &l.collisions, l.evaluation.as_ref(), k))
+        .collect();
+    rank(entries, k, compat)
+}
+
+/// Hit@K and ItemHit@K for K = 1 … beam width of every tokenizer with beams.
+pub fn curves(loaded: &[Loaded]) -> CurvesFigure {
+    CurvesFigure {
+        curves: loaded
+            .iter()
+            .filter_map(|l| Some(Curve::of(&l.run.name, l.evaluation.as_ref()?)))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::dataset::Dataset;
+    use crate::progress::NoProgress;
+    use crate::usecase::compare_tokenizers;
+
+    #[test]
+    fn comparison_from_loaded_runs_equals_compare_runs() {
+        let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo_data");
+        let runs = Dataset::discover(&demo, None).unwrap().tokenizers();
+        let loaded = load_runs(&runs, Compat::Faithful, None, &NoProgress).unwrap();
+        for k in [1, 5, 10] {
+            let direct = compare_tokenizers(&runs, k, Compat::Faithful, None, &NoProgress).unwrap();
+            assert_eq!(comparison(&loaded, k, Compat::Faithful), direct);
+        }
+        let curves = curves(&loaded);
+        assert_eq!(curves.curves.len(), 3);
+        let c10 = comparison(&loaded, 10, Compat::Faithful);
+        let v = c10.rows[0].values.unwrap();
+        assert_eq!(curves.curves[0].hit[9], v.hit);
+        assert_eq!(curves.curves[0].item_hit[9], v.item_hit);
+    }
+}

@@ -1,0 +1,13 @@
+//! The use cases both front ends call, so that neither wires library steps itself: price a
+//! tokenizer's reassignment, evaluate its beams, project its items, compare a set of
+//! tokenizers. Each takes a [`Progress`](crate::progress::Progress) that reports and cancels.
+
+mod compare;
+mod evaluate;
+mod price;
+mod project;
+
+pub use compare::compare_tokenizers;
+pub use evaluate::evaluate_beams;
+pub use price::{cost_model, plan_reassignment};
+pub use project::project_items;
