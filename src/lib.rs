@@ -4,6 +4,7 @@
 
 #![warn(missing_docs)]
 
+pub mod collab;
 pub mod collision;
 pub mod compare;
 pub mod diff;

@@ -1,11 +1,13 @@
-//! `sidlens groups`: collision groups, largest first.
+//! `sidlens groups`: collision groups, largest first — or, with `--embeddings`, with how far
+//! apart their items are, tightest first (the paper's Figure 5 view with `--cf`).
 
 use std::path::PathBuf;
 
+use crate::collab::spread::group_spreads;
 use crate::collision::Collisions;
-use crate::load::{ItemTexts, SidIndex};
+use crate::load::{ItemTexts, Latents, SidIndex};
 use crate::report::groups::{self, GroupFilter};
-use crate::report::text;
+use crate::report::{spread, text};
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -22,9 +24,20 @@ pub struct Args {
     /// Only groups of at least this many items.
     #[arg(long, value_name = "N", default_value_t = 2)]
     min_size: usize,
-    /// Only the N largest groups.
-    #[arg(long, value_name = "N", value_parser = super::at_least_one)]
+    /// Only the N largest groups (the N tightest with --embeddings).
+    #[arg(long, value_name = "N", value_parser = super::at_least_one, conflicts_with = "tightest")]
     top: Option<usize>,
+    /// Item embeddings (.npy, row i = item id i): each group gets its mean pairwise cosine
+    /// distance (`mean_cosine_distance`), and groups are listed tightest first.
+    #[arg(long, value_name = "FILE")]
+    embeddings: Option<PathBuf>,
+    /// A second space, e.g. the collaborative embedding from `sidlens cf`
+    /// (`cf_mean_cosine_distance`).
+    #[arg(long, value_name = "FILE", requires = "embeddings")]
+    cf: Option<PathBuf>,
+    /// Only the N groups whose items are closest in the embeddings.
+    #[arg(long, value_name = "N", value_parser = super::at_least_one, requires = "embeddings")]
+    tightest: Option<usize>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -35,6 +48,21 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let index = SidIndex::load_as(&args.index, None, globals.sid_format)?;
     let texts = args.items.as_deref().map(ItemTexts::load).transpose()?;
     let collisions = Collisions::new(&index);
+    if let Some(path) = &args.embeddings {
+        let space = Latents::load(path)?;
+        let second = args.cf.as_deref().map(Latents::load).transpose()?;
+        let spreads = group_spreads(&index, &collisions, &space, second.as_ref(), args.min_size)?;
+        let top = args.tightest.or(args.top);
+        let rows = spread::spread_rows(&index, &collisions, texts.as_ref(), &spreads, top);
+        if args.json {
+            return print_json(&rows);
+        }
+        if rows.is_empty() {
+            eprintln!("no collision groups of size >= {}", args.min_size.max(2));
+            return Ok(());
+        }
+        return print_text(&text::render(&spread::table(&rows)));
+    }
     let filter = GroupFilter {
         min_size: args.min_size,
         top: args.top,

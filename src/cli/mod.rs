@@ -4,6 +4,7 @@
 
 mod beams;
 mod cache;
+mod cf;
 mod compare;
 mod completions;
 mod demo;
@@ -86,6 +87,8 @@ enum Command {
     Diff(diff::Args),
     /// SID lists per user from a co-occurrence proxy generator (a baseline, not a trained model).
     Beams(beams::Args),
+    /// Collaborative embedding of interactions: PPMI of item co-occurrences + truncated SVD.
+    Cf(cf::Args),
     /// Generate the demo dataset (what `sidlens` opens with no arguments).
     Demo(demo::Args),
     /// Build an RK-Means (residual k-means) SID index from item embeddings.
@@ -171,6 +174,7 @@ pub fn main() -> ExitCode {
         Some(Command::Tokenize(args)) => tokenize::run(args, globals),
         Some(Command::Beams(args)) => beams::run(args, globals),
         Some(Command::Demo(args)) => demo::run(args, globals),
+        Some(Command::Cf(args)) => cf::run(args, globals),
         Some(Command::Synth(args)) => synth::run(args, globals),
         Some(Command::Tui(args)) => tui::run(args, globals),
         Some(Command::Cache(args)) => cache::run(args, globals),

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::collab::fusion::fuse;
 use crate::collision::Collisions;
 use crate::generate::tokenize::{self, Init, RkMeansConfig};
 use crate::load::{Latents, LatentsView};
@@ -21,6 +22,14 @@ pub struct Args {
     /// Item embeddings, an N × d float32 or float64 .npy (row i = item id i).
     #[arg(long, value_name = "FILE")]
     embeddings: PathBuf,
+    /// Fuse a collaborative embedding (.npy, same rows, e.g. from `sidlens cf`) into the input
+    /// as the paper's RK-Means CF variant does: [x/‖x‖; α·x_cf], then PCA to
+    /// min(d_text, n − 1, d_text + d_cf) components. The fused rows are written as latents.npy.
+    #[arg(long, value_name = "FILE")]
+    fuse_cf: Option<PathBuf>,
+    /// Weight α of the collaborative part.
+    #[arg(long, value_name = "A", default_value_t = 0.5, requires = "fuse_cf")]
+    alpha: f64,
     /// Number of levels L (codes per item).
     #[arg(long, value_name = "L", default_value_t = 4,
           value_parser = clap::value_parser!(u8).range(1..=8))]
@@ -65,7 +74,7 @@ enum InitArg {
 
 /// Runs `sidlens tokenize`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let embeddings = read_embeddings(&args.embeddings)?;
+    let mut embeddings = read_embeddings(&args.embeddings)?;
     let name = match &args.name {
         Some(name) => name.clone(),
         None => dataset_name(&args.embeddings),
@@ -84,14 +93,27 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let codebooks_path = args.out.join("codebooks.npy");
     let latents_path = args.out.join("latents.npy");
     let meta_path = args.out.join(format!("{name}.meta.json"));
+    let mut inputs = vec![args.embeddings.as_path()];
+    if let Some(cf) = &args.fuse_cf {
+        inputs.push(cf);
+    }
     for out in [&index_path, &codebooks_path, &latents_path, &meta_path] {
-        ensure_not_input(out, &[&args.embeddings])?;
+        ensure_not_input(out, &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
+    let mut fusion = None;
+    if let Some(cf_path) = &args.fuse_cf {
+        let cf = read_embeddings(cf_path)?;
+        let name = cf_path.display().to_string();
+        let fused = fuse(embeddings.view(), cf.view(), args.alpha, &name, &bar)?;
+        embeddings = fused.latents;
+        fusion = Some(fused.summary);
+    }
     let result = tokenize::train(embeddings.view(), &config, &bar)?;
     drop(bar);
     let index = result.index(&index_path)?;
-    let summary = result.summary(&config, &args.embeddings.display().to_string(), &index);
+    let mut summary = result.summary(&config, &args.embeddings.display().to_string(), &index);
+    summary.fusion = fusion;
     // The folder is made once training has succeeded, and its four files appear together.
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -109,6 +131,16 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     let stats = IndexStats::compute(&index, &Collisions::new(&index));
     let mut out = text::render(&report::stats::overview(&stats));
+    if let Some(f) = &summary.fusion {
+        out.push_str(&format!(
+            "\nfused with {} (α = {}): {} → {} PCA components, {:.2} % of the variance\n",
+            f.cf,
+            f.alpha,
+            f.concatenated_dim,
+            f.components,
+            100.0 * f.explained_variance_ratio
+        ));
+    }
     out.push_str(&format!(
         "\nreconstruction MSE {:.6}; encode differs from training for {} items\nwrote {}, {}, {}, {}\n",
         summary.reconstruction_mse,

@@ -13,6 +13,7 @@ pub mod latex;
 pub mod markdown;
 pub mod projection;
 pub mod reassign;
+pub mod spread;
 pub mod stats;
 pub mod text;
 

@@ -390,6 +390,10 @@ pub struct TokenizeSummary {
     pub stats: IndexSummary,
     /// The sidlens version that built it.
     pub sidlens_version: &'static str,
+    /// When the input was the fused text + collaborative representation: how it was fused
+    /// (the fused rows are the `latents.npy` beside the index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<crate::collab::fusion::FusionSummary>,
 }
 
 impl Tokenization {
@@ -413,6 +417,7 @@ impl Tokenization {
             levels: self.levels.clone(),
             stats: IndexSummary::from(&crate::stats::IndexStats::compute(index, &collisions)),
             sidlens_version: env!("CARGO_PKG_VERSION"),
+            fusion: None,
         }
     }
 }
