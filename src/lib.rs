@@ -18,6 +18,7 @@ pub mod random;
 pub mod reassign;
 pub mod report;
 pub mod sid;
+pub mod sid_scheme;
 pub mod stats;
 pub mod usecase;
 pub mod write;

@@ -103,7 +103,8 @@ fn sidlens(args: &[&str]) -> (bool, String, String) {
         .args(args)
         .env(
             "XDG_CACHE_HOME",
-            std::env::temp_dir().join("sidlens-test-unused"),
+            // Per process, so that no earlier run's (or a concurrent worktree's) cache answers.
+            std::env::temp_dir().join(format!("sidlens-test-cache-{}", std::process::id())),
         )
         .output()
         .expect("run sidlens");

@@ -45,7 +45,7 @@ pub struct Args {
 /// Runs `sidlens beams`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     ensure_not_input(&args.out, &[&args.index, &args.interactions])?;
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let interactions = Interactions::load(&args.interactions)?;
     let bar = Bar::new(globals.quiet);
     let beams = proxy_beams::generate(&index, &interactions, args.width as usize, &bar)?;

@@ -60,7 +60,7 @@ struct NamedDiff<'a> {
 
 /// Runs `sidlens diff`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let base = SidIndex::load(&args.base, args.codebook_size)?;
+    let base = SidIndex::load_as(&args.base, args.codebook_size, globals.sid_format)?;
     let others: Vec<(String, PathBuf)> = args.others.iter().map(|o| named(o)).collect();
     let bar = Bar::new(globals.quiet);
     let cost = cost_model(
@@ -71,7 +71,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     )?;
     let mut diffs = Vec::with_capacity(others.len());
     for (_, path) in &others {
-        let other = SidIndex::load(path, None)?;
+        let other = SidIndex::load_as(path, None, globals.sid_format)?;
         diffs.push(diff_priced(&base, &other, cost.as_ref())?);
     }
     drop(bar);

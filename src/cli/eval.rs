@@ -6,11 +6,14 @@ use std::path::PathBuf;
 
 use crate::collision::Collisions;
 use crate::load::SidIndex;
+use crate::load::dataset::paper_results_of;
+use crate::load::paper_results::{Disagreement, PaperResults};
 use crate::metrics::{Compat, Evaluator};
 use crate::report::eval::{self as report, EvalJson};
 use crate::report::{percent, text};
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
+use serde::Serialize;
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -73,6 +76,67 @@ pub fn parse_k(s: &str) -> Result<usize, String> {
     }
 }
 
+/// `eval --json` with the paper's aggregates when `test.py` wrote them beside the beams.
+#[derive(Serialize)]
+struct WithPaper {
+    #[serde(flatten)]
+    eval: EvalJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paper_results: Option<PaperCheck>,
+}
+
+/// The paper's `<VARIANT>.json` and where sidlens's recomputation disagrees with it.
+#[derive(Serialize)]
+struct PaperCheck {
+    #[serde(flatten)]
+    results: PaperResults,
+    disagreements: Vec<Disagreement>,
+}
+
+/// Reads `<VARIANT>.json` beside a `<VARIANT>_per_user.json` and checks it.
+fn paper_check(
+    beams: &std::path::Path,
+    summary: &crate::metrics::EvalSummary,
+    collision_rate: f64,
+) -> anyhow::Result<Option<PaperCheck>> {
+    let Some(path) = paper_results_of(beams) else {
+        return Ok(None);
+    };
+    let results = PaperResults::load(&path)?;
+    let disagreements = results.disagreements(summary, collision_rate);
+    Ok(Some(PaperCheck {
+        results,
+        disagreements,
+    }))
+}
+
+/// The text lines of the paper check.
+fn paper_lines(p: &PaperCheck) -> String {
+    let checked = p.results.metrics.len()
+        + usize::from(p.results.collision_rate.is_some())
+        + usize::from(p.results.total.is_some());
+    let mut s = format!(
+        "\nreported by test.py in {} (zcr_mode {}): ",
+        p.results.path.display(),
+        p.results.zcr_mode.as_deref().unwrap_or("not given")
+    );
+    if p.disagreements.is_empty() {
+        s.push_str(&format!("{checked} values, all reproduced\n"));
+    } else {
+        s.push_str(&format!(
+            "{} of {checked} values differ from sidlens's:\n",
+            p.disagreements.len()
+        ));
+        for d in &p.disagreements {
+            s.push_str(&format!(
+                "  {:<12} reported {:.6}  computed {:.6}\n",
+                d.metric, d.reported, d.computed
+            ));
+        }
+    }
+    s
+}
+
 /// Runs `sidlens eval`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let mut ks = args.k.clone();
@@ -81,9 +145,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(out) = &args.per_user {
         ensure_not_input(out, &[&args.index, &args.beams])?;
     }
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let collisions = Collisions::new(&index);
-    let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into());
+    let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into())
+        .with_beams_scheme(globals.sid_format);
     let bar = Bar::new(globals.quiet);
     let summary = match &args.per_user {
         None => evaluator.summarize_file(
@@ -134,6 +199,24 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     drop(bar);
     let collision_rate = collisions.collision_rate();
     let top = args.groups.map(|n| summary.top_groups(n));
+    let paper = paper_check(&args.beams, &summary, collision_rate)?;
+    if let Some(p) = &paper {
+        for d in &p.disagreements {
+            eprintln!(
+                "sidlens: warning: {} reports {} = {}, sidlens computes {} from the beams ({}{})",
+                p.results.path.display(),
+                d.metric,
+                d.reported,
+                d.computed,
+                summary.compat.name(),
+                if summary.compat == Compat::Faithful {
+                    "; --compat cce-py reproduces test.py"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
     if args.json {
         let doc = EvalJson::new(
             &summary,
@@ -142,7 +225,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             &index,
             &collisions,
         );
-        return print_json(&doc);
+        return print_json(&WithPaper {
+            eval: doc,
+            paper_results: paper,
+        });
     }
     let mut out = format!(
         "{} against {}\n{} users, {}, collision rate {}\n\n",
@@ -155,6 +241,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     out.push_str(&text::render(&report::table(&summary)));
     out.push('\n');
     out.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
+    if let Some(p) = &paper {
+        out.push_str(&paper_lines(p));
+    }
     if let Some(top) = &top {
         out.push('\n');
         out.push_str(&text::render(&report::groups_table(

@@ -31,8 +31,8 @@ pub struct Args {
 }
 
 /// Runs `sidlens groups`.
-pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load(&args.index, None)?;
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let index = SidIndex::load_as(&args.index, None, globals.sid_format)?;
     let texts = args.items.as_deref().map(ItemTexts::load).transpose()?;
     let collisions = Collisions::new(&index);
     let filter = GroupFilter {

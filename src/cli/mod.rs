@@ -21,6 +21,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::sid_scheme::SidScheme;
+
 /// Inspect Semantic-ID tokenizers for generative recommendation: collision groups,
 /// collision-corrected metrics (ItemHit/ItemNDCG) and zero-collision reassignment (ZCR).
 #[derive(Debug, Parser)]
@@ -31,6 +33,28 @@ pub struct Cli {
     /// Do not draw progress bars on stderr.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// How SID strings and tokens are written in the inputs: `auto` (detected from each
+    /// file), a name (letters, upper, openonerec, vocab, dash, comma, integers) or an
+    /// example such as '<A_1><B_2>' or '1-2-3'.
+    #[arg(long, global = true, value_name = "SCHEME", default_value = "auto", value_parser = parse_sid_format)]
+    sid_format: SidFormatArg,
+}
+
+/// A parsed `--sid-format` (`None`: detect from each file).
+#[derive(Debug, Clone, Copy)]
+struct SidFormatArg(Option<SidScheme>);
+
+fn parse_sid_format(s: &str) -> Result<SidFormatArg, String> {
+    if s == "auto" {
+        return Ok(SidFormatArg(None));
+    }
+    SidScheme::from_name_or_example(s)
+        .map(|scheme| SidFormatArg(Some(scheme)))
+        .ok_or_else(|| {
+            format!(
+                "{s:?} is no SID scheme: use auto, letters, upper, openonerec, vocab, dash, comma, integers, or an example SID such as '<A_1><B_2>'"
+            )
+        })
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +90,8 @@ enum Command {
 pub struct Globals {
     /// Draw no progress bars.
     pub quiet: bool,
+    /// The SID token scheme of the inputs, when given (`--sid-format`).
+    pub sid_format: Option<SidScheme>,
 }
 
 /// Parses the command line, runs it, and maps the outcome to an exit code:
@@ -79,7 +105,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let globals = Globals { quiet: cli.quiet };
+    let globals = Globals {
+        quiet: cli.quiet,
+        sid_format: cli.sid_format.0,
+    };
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),
         Some(Command::Groups(args)) => groups::run(args, globals),

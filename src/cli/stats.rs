@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use crate::collision::Collisions;
 use crate::load::SidIndex;
+use crate::reassign::paper_sidecars::{ZcrMode, read_zcr_mode};
 use crate::report::{self, text};
 use crate::stats::IndexStats;
+use serde::Serialize;
 
 use super::Globals;
 use super::print::{print_json, print_text};
@@ -24,15 +26,35 @@ pub struct Args {
     json: bool,
 }
 
+/// What `--json` prints: the statistics, the token scheme read, and the paper's `zcr_mode`.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    stats: &'a IndexStats,
+    sid_format: String,
+    zcr_mode: ZcrMode,
+}
+
 /// Runs `sidlens stats`.
-pub fn run(args: Args, _globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let stats = IndexStats::compute(&index, &Collisions::new(&index));
+    let zcr_mode = read_zcr_mode(&args.index);
     if args.json {
-        return print_json(&stats);
+        return print_json(&Output {
+            stats: &stats,
+            sid_format: index.scheme().example(),
+            zcr_mode,
+        });
     }
     let mut out = format!("{}\n", args.index.display());
-    out.push_str(&text::render(&report::stats::overview(&stats)));
+    let mut overview = report::stats::overview(&stats);
+    overview.push(vec!["SID format".into(), index.scheme().example()]);
+    overview.push(vec![
+        "zcr_mode (paper sidecar)".into(),
+        zcr_mode.to_string(),
+    ]);
+    out.push_str(&text::render(&overview));
     out.push('\n');
     out.push_str(&text::render(&report::stats::levels(&stats)));
     out.push('\n');

@@ -21,8 +21,10 @@ use crate::tui::{self, sources::Sources};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A dataset folder in the CollisionGenRec layout (DIR/indexes/<VARIANT>/<DS>.index.json,
-    /// DIR/<DS>.item.json, DIR/<DS>.emb-*.npy, beams beside the indexes).
-    #[arg(value_name = "DIR")]
+    /// DIR/<DS>.item.json, DIR/<DS>.emb-*.npy, beams beside the indexes), a repository
+    /// checkout (data/<DS>/ + results/<DS>/), or one index file (its beams, latents,
+    /// codebooks, items and embeddings found beside it by name).
+    #[arg(value_name = "DIR|INDEX")]
     dir: Option<PathBuf>,
     /// Another folder holding `<VARIANT>.per_user.json[l]` beams for DIR's variants.
     #[arg(long, value_name = "DIR", requires = "dir")]
@@ -96,6 +98,7 @@ fn usage(message: String) -> anyhow::Error {
 
 fn sources(args: &Args) -> anyhow::Result<Sources> {
     let mut sources = match &args.dir {
+        Some(file) if file.is_file() => Sources::from_dataset(&Dataset::of_index(file)?),
         Some(dir) => Sources::from_dataset(&Dataset::discover(dir, args.beams_dir.as_deref())?),
         None => Sources {
             title: "files".into(),

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::collision::Collisions;
 use crate::load::SidIndex;
 use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
+use crate::reassign::paper_sidecars::{self, PaperStats};
 use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
 use crate::reassign::{self, Mode};
 use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
@@ -35,7 +36,8 @@ pub struct Args {
     /// Codebook size V (default: from the codebooks, else the largest code + 1).
     #[arg(long, value_name = "V")]
     codebook_size: Option<usize>,
-    /// Write the reassigned index here (same format as the input), plus `<FILE>.zcr.json`.
+    /// Write the reassigned index here (same format and token scheme as the input), plus
+    /// `<FILE>.zcr.json` and the paper's `<DS>.zcr_provenance.json` and `<DS>.stats.json`.
     #[arg(long, value_name = "FILE", requires = "latents")]
     out: Option<PathBuf>,
     /// Which assignment --out writes.
@@ -97,7 +99,7 @@ impl From<ModeArg> for Mode {
 
 /// Runs `sidlens zcr`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let inputs: Vec<&Path> = [
         Some(&args.index),
         args.latents.as_ref(),
@@ -110,6 +112,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     if let Some(out) = &args.out {
         ensure_not_input(out, &inputs)?;
         ensure_not_input(&sidecar_path(out), &inputs)?;
+        let (provenance, stats) = paper_sidecars::sidecar_paths(out);
+        ensure_not_input(&provenance, &inputs)?;
+        ensure_not_input(&stats, &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
     let collisions = Collisions::new(&index);
@@ -179,7 +184,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     print_text(&out)?;
     if let Some(w) = &written {
-        eprintln!("wrote {} and {}", w.index, w.sidecar);
+        eprintln!(
+            "wrote {}, {}, {} and {}",
+            w.index, w.sidecar, w.paper_sidecars[0], w.paper_sidecars[1]
+        );
     }
     Ok(())
 }
@@ -199,6 +207,9 @@ fn write_outputs(
         None => plan.apply(index, mode, out)?,
     };
     let latents = args.latents.as_deref().context("--out needs --latents")?;
+    let stats_before = IndexStats::compute(index, collisions);
+    let stats_after = IndexStats::compute(&reassigned, &Collisions::new(&reassigned));
+    let paper = PaperStats::new(mode, &plan.summary, &stats_before, &stats_after);
     let provenance = Provenance {
         tool: "sidlens",
         version: env!("CARGO_PKG_VERSION"),
@@ -210,8 +221,8 @@ fn write_outputs(
             codebooks: args.codebooks.as_deref().map(FileInfo::of).transpose()?,
         },
         totals: plan.summary.clone(),
-        stats_before: IndexStats::compute(index, collisions),
-        stats_after: IndexStats::compute(&reassigned, &Collisions::new(&reassigned)),
+        stats_before,
+        stats_after,
     };
     reassigned.save(out)?;
     let sidecar = sidecar_path(out);
@@ -219,9 +230,15 @@ fn write_outputs(
         serde_json::to_writer_pretty(&mut *w, &provenance)?;
         w.write_all(b"\n")
     })?;
+    let (prov_path, stats_path) = paper_sidecars::write(out, &paper)?;
     Ok(ZcrWritten {
         index: out.display().to_string(),
         sidecar: sidecar.display().to_string(),
+        paper_sidecars: [
+            prov_path.display().to_string(),
+            stats_path.display().to_string(),
+        ],
         mode,
+        sid_format: reassigned.scheme().example(),
     })
 }

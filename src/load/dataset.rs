@@ -25,7 +25,23 @@ pub struct Dataset {
     pub variants: Vec<TokenizerFiles>,
 }
 
-const BEAM_SUFFIXES: [&str; 2] = [".per_user.jsonl", ".per_user.json"];
+/// Where the paper's `model/test.py` writes its aggregates for a beams file it wrote:
+/// `results/<DS>/<VARIANT>.json` beside `<VARIANT>_per_user.json` (it derives one name from
+/// the other with `replace(".json", "_per_user.json")`); `None` when there is none.
+pub fn paper_results_of(beams: &Path) -> Option<PathBuf> {
+    let name = beams.file_name()?.to_str()?;
+    let variant = name.strip_suffix("_per_user.json")?;
+    existing(beams.with_file_name(format!("{variant}.json")))
+}
+
+/// Beams file names of a variant: sidlens's and the reference fixtures' `.per_user`, and
+/// the paper's `test.py --save_per_user` `_per_user`.
+const BEAM_SUFFIXES: [&str; 4] = [
+    ".per_user.jsonl",
+    ".per_user.json",
+    "_per_user.jsonl",
+    "_per_user.json",
+];
 
 impl Dataset {
     /// Every variant as the front ends open it. A variant with codebooks but no latents of
@@ -46,10 +62,41 @@ impl Dataset {
     }
 
     /// Discovers the dataset at `root`. Beams of a variant are looked for, in this order: in
-    /// `beams_dir` (`<VARIANT>.per_user.json[l]`) when given; beside the variant folder
-    /// (`indexes/<VARIANT>.per_user.json[l]`); inside it (`<VARIANT>.per_user.json[l]`, then
-    /// any `*_per_user.json[l]` or `*.per_user.json[l]`).
+    /// `beams_dir` (`<VARIANT>.per_user.json[l]` or the paper's `<VARIANT>_per_user.json`)
+    /// when given, else in a repository checkout's `results/<DS>/` (`root` being
+    /// `REPO/data/<DS>`); beside the variant folder (`indexes/<VARIANT>.per_user.json[l]`);
+    /// inside it (the same names, then any `*_per_user.json[l]` or `*.per_user.json[l]`).
+    /// A repository checkout itself (`REPO/data/<DS>/` + `REPO/results/<DS>/`) opens as its
+    /// one dataset.
     pub fn discover(root: &Path, beams_dir: Option<&Path>) -> Result<Dataset> {
+        let data = root.join("data");
+        if !root.join("indexes").is_dir() && data.is_dir() {
+            let datasets: Vec<PathBuf> = list(&data)?
+                .into_iter()
+                .filter(|p| p.join("indexes").is_dir())
+                .collect();
+            return match &datasets[..] {
+                [one] => Self::discover(one, beams_dir),
+                [] => Err(Error::data(
+                    &data,
+                    Place::File,
+                    "holds no dataset folder with indexes/ (expected data/<DS>/indexes/<VARIANT>/<DS>.index.json)",
+                )),
+                several => Err(Error::data(
+                    root,
+                    Place::File,
+                    format!(
+                        "is a repository with several datasets ({}); open one, e.g. {}",
+                        several
+                            .iter()
+                            .map(|p| file_name(p))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        several[0].display()
+                    ),
+                )),
+            };
+        }
         if !root.is_dir() {
             return Err(Error::data(
                 root,
@@ -77,6 +124,8 @@ impl Dataset {
         let variant_dirs: Vec<PathBuf> =
             list(&indexes)?.into_iter().filter(|p| p.is_dir()).collect();
         let name = dataset_name(root, &variant_dirs)?;
+        let repo_results = repository_results(root, &name);
+        let beams_dir = beams_dir.or(repo_results.as_deref());
         let mut variants = Vec::new();
         for dir in variant_dirs {
             let index = dir.join(format!("{name}.index.json"));
@@ -117,6 +166,97 @@ impl Dataset {
             variants,
         })
     }
+}
+
+impl Dataset {
+    /// One index file as a dataset of one variant, its files found beside it by name:
+    /// beams `<STEM>.per_user.json[l]` / `<STEM>_per_user.json[l]` (or the folder's only
+    /// beams file), `latents.npy` / `<STEM>.latents.npy`, `codebooks.npy`, and the item file
+    /// and embeddings `<DS>.item.json` / `<DS>.emb-*.npy` in its folder or, for
+    /// `DIR/indexes/<VARIANT>/<DS>.index.json`, in `DIR`. `<DS>` is the name up to its
+    /// first dot; `<STEM>` the name without `.index.json` / `.json`.
+    pub fn of_index(index: &Path) -> Result<Dataset> {
+        if !index.is_file() {
+            return Err(Error::data(index, Place::File, "is not a file"));
+        }
+        let dir = index.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        let file = file_name(index);
+        let stem = file
+            .strip_suffix(".index.json")
+            .or_else(|| file.strip_suffix(".json"))
+            .unwrap_or(&file)
+            .to_string();
+        let ds = file.split('.').next().unwrap_or("").to_string();
+        let in_layout = dir.parent().filter(|p| file_name(p) == "indexes");
+        let root = in_layout.and_then(Path::parent).map(Path::to_path_buf);
+        let name = match in_layout {
+            Some(_) => file_name(&dir),
+            None => stem.clone(),
+        };
+        let mut beams = Vec::new();
+        for s in BEAM_SUFFIXES {
+            for base in [&stem, &name] {
+                let p = dir.join(format!("{base}{s}"));
+                if p.is_file() && !beams.contains(&p) {
+                    beams.push(p);
+                }
+            }
+        }
+        if beams.is_empty() {
+            let all: Vec<PathBuf> = list(&dir)?
+                .into_iter()
+                .filter(|p| BEAM_SUFFIXES.iter().any(|s| file_name(p).ends_with(s)))
+                .collect();
+            if let [one] = &all[..] {
+                beams.push(one.clone());
+            }
+        }
+        let shared = root.clone().unwrap_or_else(|| dir.clone());
+        let find = |n: String| existing(dir.join(&n)).or_else(|| existing(shared.join(&n)));
+        let prefix = format!("{ds}.emb-");
+        let mut embeddings: Vec<PathBuf> = Vec::new();
+        for d in [&dir, &shared] {
+            for p in list(d)? {
+                let n = file_name(&p);
+                if n.starts_with(&prefix) && n.ends_with(".npy") && !embeddings.contains(&p) {
+                    embeddings.push(p);
+                }
+            }
+        }
+        let items = find(format!("{ds}.item.json"));
+        let interactions = find(format!("{ds}.inter.json"));
+        Ok(Dataset {
+            name: ds.clone(),
+            root: shared,
+            items,
+            interactions,
+            embeddings,
+            variants: vec![TokenizerFiles {
+                name,
+                index: index.to_path_buf(),
+                beams,
+                codebooks: existing(dir.join(format!("{stem}.codebooks.npy")))
+                    .or_else(|| existing(dir.join("codebooks.npy"))),
+                latents: existing(dir.join(format!("{stem}.latents.npy")))
+                    .or_else(|| existing(dir.join("latents.npy"))),
+            }],
+        })
+    }
+}
+
+/// `REPO/results/<DS>/` for a dataset at `REPO/data/<DS>/`, when it exists.
+fn repository_results(root: &Path, name: &str) -> Option<PathBuf> {
+    let data = root.parent()?;
+    if file_name(data) != "data" {
+        return None;
+    }
+    let results = data.parent()?.join("results").join(name);
+    results.is_dir().then_some(results)
 }
 
 /// `<DS>`: from the one `*.inter.json`, else from the index files (`<DS>.index.json`).
@@ -183,15 +323,7 @@ fn find_beams(
     named(dir).into_iter().for_each(&mut add);
     for p in list(dir)? {
         let n = file_name(&p);
-        if [
-            "_per_user.jsonl",
-            "_per_user.json",
-            ".per_user.jsonl",
-            ".per_user.json",
-        ]
-        .iter()
-        .any(|s| n.ends_with(s))
-        {
+        if BEAM_SUFFIXES.iter().any(|s| n.ends_with(s)) {
             add(p);
         }
     }
@@ -282,6 +414,75 @@ mod tests {
             Some(root.join("indexes/b_native/codebooks.npy"))
         );
         assert_eq!(b.latents, Some(root.join("indexes/b_native/latents.npy")));
+    }
+
+    #[test]
+    fn a_repository_checkout_opens_with_its_results() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("CollisionGenRec");
+        for f in [
+            "data/Toys/Toys.inter.json",
+            "data/Toys/indexes/rk_native/Toys.index.json",
+            "data/Toys/indexes/rk_zcr/Toys.index.json",
+            "data/Other/readme.txt",
+            "results/Toys/rk_native.json",
+            "results/Toys/rk_native_per_user.json",
+            "results/Toys/rk_zcr_per_user.json",
+        ] {
+            touch(&repo.join(f));
+        }
+        for root in [repo.clone(), repo.join("data/Toys")] {
+            let ds = Dataset::discover(&root, None).unwrap();
+            assert_eq!(ds.root, repo.join("data/Toys"));
+            let beams: Vec<_> = ds.variants.iter().map(|v| v.beams_file()).collect();
+            let results = repo.join("results/Toys");
+            assert_eq!(
+                beams,
+                [
+                    Some(results.join("rk_native_per_user.json").as_path()),
+                    Some(results.join("rk_zcr_per_user.json").as_path())
+                ]
+            );
+            assert_eq!(
+                paper_results_of(beams[0].unwrap()),
+                Some(results.join("rk_native.json"))
+            );
+            assert_eq!(paper_results_of(beams[1].unwrap()), None);
+        }
+        touch(&repo.join("data/Other/indexes/x/Other.index.json"));
+        let err = Dataset::discover(&repo, None).unwrap_err().to_string();
+        assert!(err.contains("several datasets (Other, Toys)"), "{err}");
+    }
+
+    #[test]
+    fn one_index_file_finds_its_files_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("Toys");
+        for f in [
+            "Toys.item.json",
+            "Toys.emb-t5.npy",
+            "indexes/rk/Toys.index.json",
+            "indexes/rk/codebooks.npy",
+            "indexes/rk/rk.per_user.jsonl",
+            "loose/mine.json",
+            "loose/mine_per_user.json",
+            "loose/mine.latents.npy",
+        ] {
+            touch(&root.join(f));
+        }
+        let ds = Dataset::of_index(&root.join("indexes/rk/Toys.index.json")).unwrap();
+        let v = &ds.variants[0];
+        assert_eq!(v.name, "rk");
+        assert_eq!(v.beams, vec![root.join("indexes/rk/rk.per_user.jsonl")]);
+        assert_eq!(v.codebooks, Some(root.join("indexes/rk/codebooks.npy")));
+        assert_eq!(ds.items, Some(root.join("Toys.item.json")));
+        assert_eq!(ds.embeddings, vec![root.join("Toys.emb-t5.npy")]);
+        let ds = Dataset::of_index(&root.join("loose/mine.json")).unwrap();
+        let v = &ds.variants[0];
+        assert_eq!(v.name, "mine");
+        assert_eq!(v.beams, vec![root.join("loose/mine_per_user.json")]);
+        assert_eq!(v.latents, Some(root.join("loose/mine.latents.npy")));
+        assert_eq!(ds.items, None);
     }
 
     #[test]

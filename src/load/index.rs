@@ -12,6 +12,7 @@ use super::ids::ItemIds;
 use super::read_input;
 use crate::error::{Error, Place, Result};
 use crate::sid::{self, Code, MAX_CODEBOOK_SIZE, MAX_LEVELS, SidKey};
+use crate::sid_scheme::{self, SidScheme};
 use crate::write::write_atomically;
 
 /// How the codes of each item are written in the file; output keeps the input's format.
@@ -36,34 +37,64 @@ pub struct SidIndex {
     codebook_size: usize,
     codebook_size_given: bool,
     format: IndexFormat,
+    scheme: SidScheme,
 }
 
 impl SidIndex {
     /// Loads and validates an index file. `codebook_size` is V when known; otherwise V is
     /// inferred as the largest code + 1 (see [`SidIndex::codebook_size_given`]).
     pub fn load(path: &Path, codebook_size: Option<usize>) -> Result<Self> {
+        Self::load_as(path, codebook_size, None)
+    }
+
+    /// Like [`SidIndex::load`], with the token scheme of its strings given (`None`: detected
+    /// from the first item).
+    pub fn load_as(
+        path: &Path,
+        codebook_size: Option<usize>,
+        scheme: Option<SidScheme>,
+    ) -> Result<Self> {
         let bytes = read_input(path)?;
-        Self::parse(&bytes, path, codebook_size)
+        Self::parse_as(&bytes, path, codebook_size, scheme)
     }
 
     /// Parses index JSON held in memory; `path` is used in messages.
     pub fn parse(bytes: &[u8], path: &Path, codebook_size: Option<usize>) -> Result<Self> {
+        Self::parse_as(bytes, path, codebook_size, None)
+    }
+
+    /// Like [`SidIndex::parse`], with the token scheme given or (`None`) detected.
+    pub fn parse_as(
+        bytes: &[u8],
+        path: &Path,
+        codebook_size: Option<usize>,
+        scheme: Option<SidScheme>,
+    ) -> Result<Self> {
         super::reject_bom(bytes, path)?;
-        let mut builder = Builder::default();
+        let mut builder = Builder {
+            scheme,
+            forced: scheme.is_some(),
+            ..Builder::default()
+        };
         let mut de = serde_json::Deserializer::from_slice(bytes);
         IndexSeed(&mut builder)
             .deserialize(&mut de)
             .and_then(|()| de.end())
             .map_err(|e| Error::json(path, &e))?;
         let format = builder.format.unwrap_or(IndexFormat::Tokens);
-        Self::from_codes(
+        let scheme = match format {
+            IndexFormat::Integers => SidScheme::Integers,
+            _ => builder.scheme.unwrap_or_default(),
+        };
+        Ok(Self::from_codes(
             path,
             builder.ids,
             builder.codes,
             builder.n_levels,
             codebook_size,
             format,
-        )
+        )?
+        .with_scheme(scheme))
     }
 
     /// Builds an index from ids and a flat, row-major code array (`n_items × n_levels`),
@@ -119,7 +150,22 @@ impl SidIndex {
             codebook_size,
             codebook_size_given: given,
             format,
+            scheme: match format {
+                IndexFormat::Integers => SidScheme::Integers,
+                _ => SidScheme::LETTERS,
+            },
         })
+    }
+
+    /// The same index, its tokens written in `scheme` (used when it is written back).
+    pub fn with_scheme(mut self, scheme: SidScheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// The token scheme its SIDs are written in (detected, or given).
+    pub fn scheme(&self) -> SidScheme {
+        self.scheme
     }
 
     /// The file this index was loaded from (or is named after).
@@ -229,7 +275,9 @@ impl SidIndex {
             serde_json::to_writer(&mut *out, self.id(i))?;
             out.write_all(b": ")?;
             match self.format {
-                IndexFormat::SidString => write!(out, "\"{}\"", self.sid_string(i))?,
+                IndexFormat::SidString => {
+                    serde_json::to_writer(&mut *out, &self.scheme.format_sid(self.codes(i)))?
+                }
                 IndexFormat::Tokens | IndexFormat::Integers => {
                     out.write_all(b"[")?;
                     for (level, &c) in self.codes(i).iter().enumerate() {
@@ -237,7 +285,7 @@ impl SidIndex {
                             out.write_all(b", ")?;
                         }
                         if self.format == IndexFormat::Tokens {
-                            write!(out, "\"<{}_{}>\"", sid::level_letter(level), c)?;
+                            serde_json::to_writer(&mut *out, &self.scheme.format_token(level, c))?;
                         } else {
                             write!(out, "{c}")?;
                         }
@@ -262,6 +310,9 @@ struct Builder {
     codes: Vec<Code>,
     n_levels: usize,
     format: Option<IndexFormat>,
+    /// The scheme of the strings: given, or taken from the first item.
+    scheme: Option<SidScheme>,
+    forced: bool,
 }
 
 impl Builder {
@@ -300,6 +351,53 @@ impl Builder {
             )));
         }
         Ok(())
+    }
+
+    /// The scheme strings are read in: the given one, else the first string's.
+    fn scheme_for<E: de::Error>(&mut self, s: &str) -> Result<SidScheme, E> {
+        if let Some(scheme) = self.scheme {
+            return Ok(scheme);
+        }
+        let scheme = sid_scheme::detect(s).unwrap_or_default();
+        self.scheme = Some(scheme);
+        Ok(scheme)
+    }
+
+    /// Why `s` (a token of `level`, or a SID string when `level` is `None`) does not read in
+    /// `scheme`: the standard messages for `<a_1>` tokens, else what it looks like instead.
+    fn scheme_error<E: de::Error>(&self, scheme: SidScheme, s: &str, level: Option<usize>) -> E {
+        let other = sid_scheme::detect(s).filter(|&o| o != scheme);
+        if let Some(other) = other {
+            let source = if self.forced {
+                "--sid-format says"
+            } else {
+                "earlier items use"
+            };
+            return self.item_error(format_args!(
+                "{s:?} is written like {other}, but {source} {scheme} (one token scheme per file)"
+            ));
+        }
+        if scheme == SidScheme::LETTERS {
+            let mut codes = Vec::new();
+            let e = match level {
+                Some(level) => sid::parse_token(s, level).err(),
+                None => sid::parse_sid(s, &mut codes).err(),
+            };
+            if let Some(e) = e {
+                return self.item_error(e);
+            }
+        }
+        match level {
+            Some(level) => self.item_error(format_args!(
+                "malformed token {s:?} at level {} (expected a form like {:?}, codes below 65536)",
+                sid::level_letter(level),
+                scheme.format_token(level, 12)
+            )),
+            None => self.item_error(format_args!(
+                "malformed SID {s:?} (expected a form like {:?}, codes below 65536)",
+                scheme.format_sid(&[1, 2, 3])
+            )),
+        }
     }
 
     fn push_code<E: de::Error>(&mut self, level: usize, code: Code) -> Result<(), E> {
@@ -392,12 +490,16 @@ impl<'de> Visitor<'de> for CodesSeed<'_> {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
         self.0.note_format(IndexFormat::SidString)?;
-        let mut codes = Vec::with_capacity(MAX_LEVELS);
-        sid::parse_sid(s, &mut codes).map_err(|e| self.0.item_error(e))?;
-        for (level, &c) in codes.iter().enumerate() {
-            self.0.push_code(level, c)?;
+        let scheme = self.0.scheme_for(s)?;
+        let Some((key, n)) = scheme.parse_sid(s) else {
+            return Err(self.0.scheme_error(scheme, s, None));
+        };
+        let n = usize::from(n);
+        for level in 0..n {
+            self.0
+                .push_code(level, (key >> (16 * (n - 1 - level))) as Code)?;
         }
-        self.0.finish_item(codes.len())
+        self.0.finish_item(n)
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
@@ -425,7 +527,14 @@ impl<'de> Visitor<'de> for TokenSeed<'_> {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
         self.builder.note_format(IndexFormat::Tokens)?;
-        let code = sid::parse_token(s, self.level).map_err(|e| self.builder.item_error(e))?;
+        let scheme = self.builder.scheme_for(s)?;
+        if self.level >= MAX_LEVELS {
+            return self.builder.push_code(self.level, 0);
+        }
+        let code = match scheme.parse_token(s, self.level) {
+            Some(code) => code,
+            None => return Err(self.builder.scheme_error(scheme, s, Some(self.level))),
+        };
         self.builder.push_code(self.level, code)
     }
 
@@ -564,6 +673,55 @@ mod tests {
         let ok = SidIndex::parse(text.as_bytes(), Path::new("t.json"), Some(256)).unwrap();
         assert!(ok.codebook_size_given());
         assert_eq!(ok.codebook_size(), 256);
+    }
+
+    #[test]
+    fn reads_and_writes_back_every_token_scheme() {
+        for (text, example) in [
+            (
+                r#"{"0": ["<A_154>", "<B_106>"], "1": ["<A_1>", "<B_2>"]}"#,
+                "<A_1><B_2>",
+            ),
+            (
+                r#"{"0": "<|sid_begin|><s_a_340><s_b_6566><s_c_5603><|sid_end|>"}"#,
+                "<|sid_begin|><s_a_1><s_b_2><|sid_end|>",
+            ),
+            (
+                r#"{"0": ["<|sid_12|>", "<|sid_7|>"]}"#,
+                "<|sid_1|><|sid_2|>",
+            ),
+            (r#"{"0": "12-7-201-3", "1": "12-7-201-4"}"#, "1-2"),
+            (r#"{"0": "12,7", "1": "65535,0"}"#, "1,2"),
+            (r#"{"0": ["12", "7"]}"#, "1-2"),
+        ] {
+            let idx = parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(idx.scheme().example(), example, "{text}");
+            let mut out = Vec::new();
+            idx.write_json(&mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+        let oor = parse(r#"{"0": "<|sid_begin|><s_a_340><s_b_6566><s_c_5603><|sid_end|>"}"#);
+        assert_eq!(oor.unwrap().codes(0), &[340, 6566, 5603]);
+    }
+
+    #[test]
+    fn a_file_keeps_one_scheme_and_a_given_scheme_is_enforced() {
+        let err = parse(r#"{"0": ["<a_1>", "<b_2>"], "1": ["<A_1>", "<B_2>"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "item \"1\": \"<A_1>\" is written like <A_1><B_2>, but earlier items use <a_1><b_2>"
+            ),
+            "{err}"
+        );
+        let upper = SidScheme::from_name_or_example("upper");
+        let err = SidIndex::parse_as(br#"{"0": "<a_1>"}"#, Path::new("t.json"), None, upper)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("but --sid-format says <A_1><B_2>"), "{err}");
+        let err = parse(r#"{"0": "<s_a_1><s_c_2>"}"#).unwrap_err().to_string();
+        assert!(err.contains("malformed SID"), "{err}");
     }
 
     #[test]

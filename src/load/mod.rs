@@ -7,6 +7,7 @@ pub mod ids;
 pub mod index;
 pub mod interactions;
 pub mod items;
+pub mod paper_results;
 pub mod tokenizer;
 pub mod vectors;
 

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::load::SidIndex;
 use crate::load::beams::{self, BeamRecord, BeamSid};
 use crate::progress::Progress;
+use crate::sid_scheme::SidScheme;
 
 /// Things in the beams that the faithful evaluation had to correct, counted in both modes so
 /// a user sees them.
@@ -57,6 +58,7 @@ pub struct Evaluator<'a> {
     lookup: SidLookup,
     generated: Vec<AtomicU32>,
     count_generated: bool,
+    beams_scheme: Option<SidScheme>,
 }
 
 /// Reused buffers of one thread's evaluations.
@@ -89,7 +91,14 @@ impl<'a> Evaluator<'a> {
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             count_generated: true,
+            beams_scheme: None,
         }
+    }
+
+    /// Reads beams files whose SIDs are written in `scheme` (`None`: detected per file).
+    pub fn with_beams_scheme(mut self, scheme: Option<SidScheme>) -> Self {
+        self.beams_scheme = scheme.filter(|&s| s != SidScheme::Integers);
+        self
     }
 
     /// The semantics in use.
@@ -116,8 +125,9 @@ impl<'a> Evaluator<'a> {
         let mut outcomes = Vec::new();
         let mut anomalies = Anomalies::default();
         let mut list_width = 0;
-        beams::map_records(
+        beams::map_records_as(
             path,
+            self.beams_scheme,
             progress,
             |rec| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
@@ -157,8 +167,9 @@ impl<'a> Evaluator<'a> {
         let this = &*self;
         let mut acc = Accumulator::new(ks, track_groups);
         let mut user = 0;
-        beams::map_records(
+        beams::map_records_as(
             path,
+            self.beams_scheme,
             progress,
             |rec| this.evaluate(rec),
             |scored| {

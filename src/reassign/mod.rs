@@ -6,6 +6,7 @@ pub mod cost;
 mod greedy;
 pub mod mql4grec;
 pub mod over_capacity;
+pub mod paper_sidecars;
 pub mod provenance;
 mod zcr;
 

@@ -443,8 +443,12 @@ pub struct ZcrWritten {
     pub index: String,
     /// Its provenance sidecar.
     pub sidecar: String,
+    /// The paper's `<DS>.zcr_provenance.json` and `<DS>.stats.json`.
+    pub paper_sidecars: [String; 2],
     /// Which assignment it holds.
     pub mode: Mode,
+    /// The token scheme the index is written in (the input's).
+    pub sid_format: String,
 }
 
 #[cfg(test)]

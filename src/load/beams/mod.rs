@@ -8,10 +8,12 @@ mod fast_path;
 mod grammar;
 mod json_array;
 mod json_lines;
+mod scheme_check;
 
 pub use grammar::parse_sid_key;
 use json_array::read_array;
 use json_lines::{Block, LineBlocks, parse_line};
+use scheme_check::{SchemeCheck, SchemeNote};
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -23,6 +25,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Place, Result};
 use crate::progress::Progress;
 use crate::sid::SidKey;
+use crate::sid_scheme::{self, SidScheme};
 
 /// How a beams file is laid out, told by its first non-space byte (`[` or `{`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +74,10 @@ pub struct BeamRecord {
     ranked_items: Vec<Span>,
     has_ranked_items: bool,
     text: String,
+    /// The token scheme of the record's first readable SID.
+    scheme: Option<SidScheme>,
+    /// A SID of this record written in another scheme than the first, and its text.
+    scheme_conflict: Option<(SidScheme, Span)>,
 }
 
 impl BeamRecord {
@@ -147,6 +154,24 @@ impl BeamRecord {
         self.ranked_items.clear();
         self.has_ranked_items = false;
         self.text.clear();
+        self.scheme = None;
+        self.scheme_conflict = None;
+    }
+
+    /// The token scheme of this record's SIDs (`None` when none was readable).
+    pub fn scheme(&self) -> Option<SidScheme> {
+        self.scheme
+    }
+
+    fn note_scheme(&mut self, scheme: SidScheme, text: &str) {
+        match self.scheme {
+            None => self.scheme = Some(scheme),
+            Some(s) if s != scheme && self.scheme_conflict.is_none() => {
+                let span = self.push_text(text);
+                self.scheme_conflict = Some((scheme, span));
+            }
+            Some(_) => {}
+        }
     }
 
     fn push_text(&mut self, s: &str) -> Span {
@@ -159,8 +184,15 @@ impl BeamRecord {
     }
 
     fn read_sid(&mut self, s: &str) -> BeamSid {
-        match parse_sid_key(s) {
-            Some((key, n_levels)) => BeamSid::Codes { key, n_levels },
+        if let Some((key, n_levels)) = parse_sid_key(s) {
+            self.note_scheme(SidScheme::LETTERS, s);
+            return BeamSid::Codes { key, n_levels };
+        }
+        match sid_scheme::parse_any(s) {
+            Some((scheme, key, n_levels)) => {
+                self.note_scheme(scheme, s);
+                BeamSid::Codes { key, n_levels }
+            }
             None => {
                 let start = self.text.len() as u32;
                 self.text.extend(s.trim().chars().filter(|&c| c != ' '));
@@ -226,8 +258,24 @@ pub fn detect_format(head: &[u8], path: &Path) -> Result<BeamsFormat> {
 pub fn for_each_record(
     path: &Path,
     progress: &dyn Progress,
+    on_record: impl FnMut(&BeamRecord) -> Result<()>,
+) -> Result<usize> {
+    for_each_record_as(path, None, progress, on_record)
+}
+
+/// Like [`for_each_record`], with the SIDs' token scheme given (`None`: the first readable
+/// SID's); a SID written in another scheme is an error naming its record.
+pub fn for_each_record_as(
+    path: &Path,
+    scheme: Option<SidScheme>,
+    progress: &dyn Progress,
     mut on_record: impl FnMut(&BeamRecord) -> Result<()>,
 ) -> Result<usize> {
+    let mut check = SchemeCheck::new(path, scheme);
+    let mut on_record = |rec: &BeamRecord| {
+        check.check(&SchemeCheck::note(rec))?;
+        on_record(rec)
+    };
     let (format, file) = open(path, progress)?;
     match format {
         BeamsFormat::JsonArray => read_array(path, file, progress, &mut on_record),
@@ -250,6 +298,34 @@ pub fn for_each_record(
 /// Like [`for_each_record`], but `map` runs on several threads (JSON Lines files are parsed
 /// in parallel blocks) while `consume` still sees the results one by one in file order.
 pub fn map_records<T: Send>(
+    path: &Path,
+    progress: &dyn Progress,
+    map: impl Fn(&BeamRecord) -> T + Sync,
+    consume: impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    map_records_as(path, None, progress, map, consume)
+}
+
+/// Like [`map_records`], with the SIDs' token scheme given (`None`: the first readable
+/// SID's); a SID written in another scheme is an error naming its record.
+pub fn map_records_as<T: Send>(
+    path: &Path,
+    scheme: Option<SidScheme>,
+    progress: &dyn Progress,
+    map: impl Fn(&BeamRecord) -> T + Sync,
+    mut consume: impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    let mut check = SchemeCheck::new(path, scheme);
+    let map = with_note(map);
+    let consume = |(note, value): (SchemeNote, T)| {
+        check.check(&note)?;
+        consume(value)
+    };
+    read_records(path, progress, map, consume)
+}
+
+/// The reader of [`map_records_as`], without the scheme check.
+fn read_records<T: Send>(
     path: &Path,
     progress: &dyn Progress,
     map: impl Fn(&BeamRecord) -> T + Sync,
@@ -312,6 +388,13 @@ pub fn map_records<T: Send>(
             outcome.and(count)
         }),
     }
+}
+
+/// `map`, with the record's scheme note beside its value.
+fn with_note<T>(
+    map: impl Fn(&BeamRecord) -> T + Sync,
+) -> impl Fn(&BeamRecord) -> (SchemeNote, T) + Sync {
+    move |rec| (SchemeCheck::note(rec), map(rec))
 }
 
 /// Waits for a scoped thread, passing its panic on.
@@ -453,6 +536,49 @@ mod tests {
             "<a_1><b_1><c_1><d_1><e_1><f_1><g_1><h_1><i_1>",
         ] {
             assert_eq!(parse_sid_key(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn every_token_scheme_reads_into_the_same_keys_and_a_file_keeps_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = format!("{:x}/3", sid_key(&[340, 6566, 5603]));
+        for (name, sid, other) in [
+            ("a", "<a_340><b_6566><c_5603>", "<A_1><B_2><C_3>"),
+            (
+                "o",
+                "<|sid_begin|><s_a_340><s_b_6566><s_c_5603><|sid_end|>",
+                "<a_1><b_2><c_3>",
+            ),
+            ("v", "<|sid_340|><|sid_6566|><|sid_5603|>", "1-2-3"),
+            ("d", "340-6566-5603", "<|sid_1|><|sid_2|><|sid_3|>"),
+        ] {
+            let rec = format!(r#"{{"beam_sids": ["{sid}", "junk"], "target": "{sid}"}}"#);
+            for (file, text) in [
+                (format!("{name}.jsonl"), format!("{rec}\n{rec}\n")),
+                (format!("{name}.json"), format!("[{rec}, {rec}]")),
+            ] {
+                let path = write(&dir, &file, &text);
+                let got = collect(&path).unwrap();
+                assert!(
+                    got[1].contains(&format!("beams=[\"{want}\", \"?junk\"]")),
+                    "{got:?}"
+                );
+            }
+            let mixed = format!("{rec}\n{}\n", rec.replacen(sid, other, 1));
+            let path = write(&dir, &format!("{name}.mixed.jsonl"), &mixed);
+            let err = collect(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("record 2 (line 2)") || err.contains("line 2"),
+                "{err}"
+            );
+            assert!(err.contains("one token scheme per file"), "{err}");
+            let given = SidScheme::from_name_or_example(other);
+            let path = write(&dir, &format!("{name}.one.jsonl"), &format!("{rec}\n"));
+            let err = for_each_record_as(&path, given, &NoProgress, |_| Ok(()))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("--sid-format says"), "{err}");
         }
     }
 
