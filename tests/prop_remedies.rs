@@ -2,7 +2,8 @@
 //! rule keeps the first L−2 codes and, where it matches ZCR's change count without leaving a
 //! collision or moving a prefix, costs at least ZCR's ΔD; `append` leaves no collision and
 //! keeps the base codes; `two-level` keeps the first L−2 codes and items outside groups over
-//! capacity, and leaves no collision wherever its (L−2)-prefix has room.
+//! capacity, and leaves no collision wherever its (L−2)-prefix has room. `diff` of each
+//! remedy's index against the base prices it as the remedy itself does.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::path::Path;
 use ndarray::{Array2, Array3};
 use proptest::prelude::*;
 use sidlens::collision::Collisions;
+use sidlens::diff::diff_priced;
 use sidlens::load::{Codebooks, IndexFormat, ItemIds, Latents, SidIndex};
 use sidlens::progress::NoProgress;
 use sidlens::reassign::over_capacity::{OverCapacity, resolve};
@@ -144,5 +146,36 @@ proptest! {
             prop_assert_eq!(in_collision(&r.remedy.codes, L), 0);
         }
         prop_assert_eq!(r.totals.totals.duplicates_after, unresolved);
+    }
+
+    #[test]
+    fn diff_prices_every_remedy_as_the_remedy_does(inst in instance()) {
+        let (index, cost) = build(&inst);
+        let p = plan(&index, &Collisions::new(&index), Some(&cost), &NoProgress).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + b.abs());
+        for mode in [Mode::Optimal, Mode::Greedy] {
+            let other = p.apply(&index, mode, Path::new("o.json")).unwrap();
+            let d = diff_priced(&index, &other, Some(&cost)).unwrap();
+            let t = if mode == Mode::Optimal { &p.summary.optimal } else { &p.summary.greedy };
+            prop_assert_eq!(d.changed_per_level[L - 1], t.n_reassigned);
+            prop_assert_eq!(d.prefix_changed, 0);
+            prop_assert!(close(d.delta_d.unwrap(), t.total_delta.unwrap()));
+            if mode == Mode::Optimal {
+                prop_assert_eq!(d.valid_zcr, p.skipped.is_empty());
+            }
+        }
+        let zcr = diff_priced(&index, &p.apply(&index, Mode::Optimal, Path::new("z.json")).unwrap(), Some(&cost)).unwrap();
+        for policy in [OverCapacity::Append, OverCapacity::TwoLevel] {
+            let r = resolve(&index, &p, Mode::Optimal, policy, &cost, &NoProgress).unwrap();
+            let other = index.with_codes(Path::new("r.json"), r.remedy.codes.clone(), r.remedy.n_levels);
+            let d = diff_priced(&index, &other, Some(&cost)).unwrap();
+            prop_assert!(close(d.delta_d.unwrap(), r.totals.totals.total_delta.unwrap()));
+            prop_assert_eq!(d.levels_added, r.remedy.n_levels - L);
+            let after = in_collision(&r.remedy.codes, r.remedy.n_levels);
+            prop_assert!(close(d.collision_rate_after, after as f64 / index.n_items() as f64));
+            if policy == OverCapacity::Append {
+                prop_assert!(close(d.delta_d.unwrap(), zcr.delta_d.unwrap()));
+            }
+        }
     }
 }

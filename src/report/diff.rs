@@ -1,6 +1,6 @@
 //! `sidlens diff` as tables: what changed between two indexes of the same items.
 
-use super::{Align, Table, percent};
+use super::{Align, Table, metric, percent};
 use crate::diff::IndexDiff;
 use crate::sid;
 
@@ -12,6 +12,9 @@ pub fn summary_table(d: &IndexDiff) -> Table {
     row("items", d.n_items.to_string());
     row("prefix changed", d.prefix_changed.to_string());
     row("last code changed", d.last_changed.to_string());
+    if d.levels_added > 0 {
+        row("levels added", d.levels_added.to_string());
+    }
     row("collision rate before", percent(d.collision_rate_before));
     row("collision rate after", percent(d.collision_rate_after));
     row(
@@ -28,6 +31,44 @@ pub fn summary_table(d: &IndexDiff) -> Table {
         "valid zero-collision reassignment",
         if d.valid_zcr { "yes" } else { "no" }.to_string(),
     );
+    if let Some(delta) = d.delta_d {
+        row("total ΔD", metric(delta));
+    }
+    t
+}
+
+/// One row per OTHER index against the same BASE: changed codes per level, levels added,
+/// collisions left, whether it is a valid ZCR, and ΔD when priced.
+pub fn remedies_table(names: &[&str], diffs: &[IndexDiff]) -> Table {
+    let n_levels = diffs.first().map_or(0, |d| d.changed_per_level.len());
+    let priced = diffs.iter().any(|d| d.delta_d.is_some());
+    let level_names: Vec<String> = (0..n_levels)
+        .map(|l| format!("{} changed", sid::level_letter(l)))
+        .collect();
+    let mut columns = vec![("index", Align::Left), ("prefix changed", Align::Right)];
+    columns.extend(level_names.iter().map(|n| (n.as_str(), Align::Right)));
+    columns.extend([
+        ("levels added", Align::Right),
+        ("collision rate after", Align::Right),
+        ("valid ZCR", Align::Left),
+    ]);
+    if priced {
+        columns.push(("total ΔD", Align::Right));
+    }
+    let mut t = Table::new(&columns);
+    for (name, d) in names.iter().zip(diffs) {
+        let mut row = vec![name.to_string(), d.prefix_changed.to_string()];
+        row.extend(d.changed_per_level.iter().map(usize::to_string));
+        row.extend([
+            d.levels_added.to_string(),
+            percent(d.collision_rate_after),
+            if d.valid_zcr { "yes" } else { "no" }.to_string(),
+        ]);
+        if priced {
+            row.push(d.delta_d.map_or_else(|| "-".to_string(), metric));
+        }
+        t.push(row);
+    }
     t
 }
 
