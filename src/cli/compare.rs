@@ -7,16 +7,16 @@ use std::path::PathBuf;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
-use crate::pairwise::TestSettings;
 use crate::report::compare::{CompareReportJson, mark_legend, report_flip_lines, report_table};
 use crate::report::document::{Document, TableStyle};
-use crate::significance::{Correction, PairedOptions};
+use crate::significance::PairedOptions;
 use crate::usecase::compare_tokenizers;
 
 use super::Globals;
 use super::eval::{CompatArg, parse_k};
 use super::print::print_json;
 use super::progress::Bar;
+use super::significance_args::SignificanceArgs;
 use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens compare`.
@@ -52,35 +52,10 @@ pub struct Args {
     /// Seed of the randomization test and the bootstrap.
     #[arg(long, value_name = "S", default_value_t = 42)]
     seed: u64,
-    /// Adjustment of the p-values over all pairs of one metric.
-    #[arg(long, value_enum, default_value_t = CorrectionArg::Holm)]
-    correction: CorrectionArg,
-    /// Significance level for the adjusted p-values.
-    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = parse_alpha)]
-    alpha: f64,
-    /// Skip the paired tests.
-    #[arg(long)]
-    no_tests: bool,
+    #[command(flatten)]
+    significance: SignificanceArgs,
     #[command(flatten)]
     format: TableFormat,
-}
-
-/// The `--correction` choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CorrectionArg {
-    /// Holm's step-down (family-wise error ≤ α, more power than Bonferroni).
-    Holm,
-    /// p · m.
-    Bonferroni,
-    /// No adjustment.
-    None,
-}
-
-fn parse_alpha(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!("alpha must be a number between 0 and 1, not {s:?}")),
-    }
 }
 
 /// Runs `sidlens compare`.
@@ -94,18 +69,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     let mut ks = args.k.clone();
     ks.dedup();
-    let settings = (!args.no_tests).then_some(TestSettings {
-        options: PairedOptions {
-            permutations: args.permutations,
-            bootstrap: args.bootstrap,
-            seed: args.seed,
-        },
-        correction: match args.correction {
-            CorrectionArg::Holm => Correction::Holm,
-            CorrectionArg::Bonferroni => Correction::Bonferroni,
-            CorrectionArg::None => Correction::None,
-        },
-        alpha: args.alpha,
+    let settings = args.significance.settings(PairedOptions {
+        permutations: args.permutations,
+        bootstrap: args.bootstrap,
+        seed: args.seed,
     });
     let bar = Bar::new(globals.quiet);
     let report = compare_tokenizers(

@@ -18,6 +18,7 @@ mod print;
 mod progress;
 mod project;
 mod report;
+mod significance_args;
 mod stats;
 mod synth;
 mod table_format;
