@@ -40,6 +40,31 @@ fn ranks_figure() {
     insta::assert_snapshot!("plot_ranks", s);
 }
 
+/// Rings are drawn where significant flips cross: as many as `compare --json` calls
+/// significant, none when the level is too strict, and an "untested" caption with --no-tests.
+#[test]
+fn ranks_ring_the_significant_flips() {
+    let out = sidlens(&["compare", "demo_data", "--k", "10", "--json", "-q"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let significant = doc["flips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["significant"] == true)
+        .count();
+    assert!(significant > 0);
+    let rings = |s: &str| s.matches(r#"r="8" opacity="1" fill="none""#).count();
+    let s = svg(&["plot", "ranks", "demo_data", "-q"]);
+    assert_eq!(rings(&s), significant);
+    assert!(s.contains(&format!("Ringed crossings: the {significant} flip(s)")));
+    let strict = svg(&["plot", "ranks", "demo_data", "-q", "--alpha", "1e-300"]);
+    assert_eq!(rings(&strict), 0);
+    assert!(strict.contains("Ringed crossings: the 0 flip(s)"));
+    let untested = svg(&["plot", "ranks", "demo_data", "-q", "--no-tests"]);
+    assert_eq!(rings(&untested), 0);
+    assert!(untested.contains("Significance of the flips not tested."));
+}
+
 #[test]
 fn curves_figure() {
     let s = svg(&["plot", "curves", "demo_data", "-q"]);

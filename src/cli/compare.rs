@@ -7,23 +7,21 @@ use std::path::PathBuf;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
-use crate::pairwise::TestSettings;
-use crate::report::compare::{
-    CompareReportJson, MARK, mark_legend, report_flip_lines, report_table,
-};
-use crate::report::{csv, latex, markdown, text};
-use crate::significance::{Correction, PairedOptions};
+use crate::report::compare::{CompareReportJson, mark_legend, report_flip_lines, report_table};
+use crate::report::document::{Document, TableStyle};
+use crate::significance::PairedOptions;
 use crate::usecase::compare_tokenizers;
 
 use super::Globals;
 use super::eval::{CompatArg, parse_k};
-use super::print::{print_json, print_text};
+use super::print::print_json;
 use super::progress::Bar;
+use super::significance_args::SignificanceArgs;
+use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens compare`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["dir", "run"])))]
-#[command(group(clap::ArgGroup::new("format").args(["json", "csv", "markdown", "latex"])))]
 pub struct Args {
     /// A dataset folder in the CollisionGenRec layout: every variant under indexes/ is compared.
     #[arg(value_name = "DIR", conflicts_with = "run")]
@@ -54,45 +52,10 @@ pub struct Args {
     /// Seed of the randomization test and the bootstrap.
     #[arg(long, value_name = "S", default_value_t = 42)]
     seed: u64,
-    /// Adjustment of the p-values over all pairs of one metric.
-    #[arg(long, value_enum, default_value_t = CorrectionArg::Holm)]
-    correction: CorrectionArg,
-    /// Significance level for the adjusted p-values.
-    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = parse_alpha)]
-    alpha: f64,
-    /// Skip the paired tests.
-    #[arg(long)]
-    no_tests: bool,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-    /// Print CSV (plain numbers; units in the headers).
-    #[arg(long)]
-    csv: bool,
-    /// Print a Markdown table.
-    #[arg(long)]
-    markdown: bool,
-    /// Print a LaTeX (booktabs) table.
-    #[arg(long)]
-    latex: bool,
-}
-
-/// The `--correction` choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CorrectionArg {
-    /// Holm's step-down (family-wise error ≤ α, more power than Bonferroni).
-    Holm,
-    /// p · m.
-    Bonferroni,
-    /// No adjustment.
-    None,
-}
-
-fn parse_alpha(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!("alpha must be a number between 0 and 1, not {s:?}")),
-    }
+    #[command(flatten)]
+    significance: SignificanceArgs,
+    #[command(flatten)]
+    format: TableFormat,
 }
 
 /// Runs `sidlens compare`.
@@ -106,18 +69,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     let mut ks = args.k.clone();
     ks.dedup();
-    let settings = (!args.no_tests).then_some(TestSettings {
-        options: PairedOptions {
-            permutations: args.permutations,
-            bootstrap: args.bootstrap,
-            seed: args.seed,
-        },
-        correction: match args.correction {
-            CorrectionArg::Holm => Correction::Holm,
-            CorrectionArg::Bonferroni => Correction::Bonferroni,
-            CorrectionArg::None => Correction::None,
-        },
-        alpha: args.alpha,
+    let settings = args.significance.settings(PairedOptions {
+        permutations: args.permutations,
+        bootstrap: args.bootstrap,
+        seed: args.seed,
     });
     let bar = Bar::new(globals.quiet);
     let report = compare_tokenizers(
@@ -129,44 +84,37 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         &bar,
     )?;
     drop(bar);
-    if args.json {
+    if args.format.json {
         return print_json(&CompareReportJson::new(&report));
     }
-    if args.csv {
-        return print_text(&csv::render(&report_table(&report, true)));
+    if args.format.csv {
+        return print_csv(&report_table(&report, true));
     }
-    let t = report_table(&report, false);
     let flips = report_flip_lines(&report);
     let legend = mark_legend(&report);
-    let out = if args.latex {
-        latex::render(&t)
-            .replace('±', "$\\pm$")
-            .replace(MARK, "\\textsuperscript{\\dag}")
-    } else if args.markdown {
-        let mut out = markdown::render(&t);
-        if let Some(l) = &legend {
-            out.push_str(&format!("\n{l}\n"));
-        }
-        if !flips.is_empty() {
-            out.push('\n');
-            for f in &flips {
-                out.push_str(&format!("- {f}\n"));
+    let mut doc = Document::new();
+    doc.table(report_table(&report, false));
+    match args.format.style() {
+        Some(TableStyle::Latex) => {}
+        Some(TableStyle::Markdown) => {
+            if let Some(l) = &legend {
+                doc.prose(format!("{l}\n"));
+            }
+            if !flips.is_empty() {
+                doc.prose(flips.iter().map(|f| format!("- {f}\n")).collect::<String>());
             }
         }
-        out
-    } else {
-        let mut out = text::render(&t);
-        if let Some(l) = &legend {
-            out.push_str(&format!("{l}\n"));
+        _ => {
+            let mut notes = legend.map(|l| format!("{l}\n")).unwrap_or_default();
+            notes.push('\n');
+            if flips.is_empty() {
+                notes.push_str("no rank flips between SID-level and item-level metrics\n");
+            }
+            for f in &flips {
+                notes.push_str(&format!("rank flip: {f}\n"));
+            }
+            doc.prose(notes);
         }
-        out.push('\n');
-        if flips.is_empty() {
-            out.push_str("no rank flips between SID-level and item-level metrics\n");
-        }
-        for f in &flips {
-            out.push_str(&format!("rank flip: {f}\n"));
-        }
-        out
-    };
-    print_text(&out)
+    }
+    args.format.print(&doc)
 }

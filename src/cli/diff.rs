@@ -8,13 +8,14 @@ use serde::Serialize;
 
 use crate::diff::{IndexDiff, diff_priced};
 use crate::load::SidIndex;
-use crate::report::diff::{changes_table, remedies_table, summary_table};
-use crate::report::text;
+use crate::report::diff::{changes_table, remedies_csv_table, remedies_table, summary_table};
+use crate::report::document::Document;
 use crate::usecase::cost_model;
 
 use super::Globals;
-use super::print::{print_json, print_text};
+use super::print::print_json;
 use super::progress::Bar;
+use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens diff`.
 #[derive(Debug, clap::Args)]
@@ -38,9 +39,8 @@ pub struct Args {
     /// How many changed items the table lists with one OTHER (JSON lists all).
     #[arg(long, value_name = "N", default_value_t = 20)]
     show: usize,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: TableFormat,
 }
 
 /// `--json` with several OTHERs.
@@ -75,10 +75,14 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         diffs.push(diff_priced(&base, &other, cost.as_ref())?);
     }
     drop(bar);
+    let names: Vec<&str> = others.iter().map(|(n, _)| n.as_str()).collect();
+    if args.format.csv {
+        return print_csv(&remedies_csv_table(&names, &diffs));
+    }
     if let [d] = diffs.as_slice() {
         return print_one(&args, &others[0].1, d);
     }
-    if args.json {
+    if args.format.json {
         return print_json(&ManyJson {
             base: args.base.display().to_string(),
             diffs: others
@@ -92,10 +96,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
                 .collect(),
         });
     }
-    let names: Vec<&str> = others.iter().map(|(n, _)| n.as_str()).collect();
-    let mut out = format!("base: {}\n", args.base.display());
-    out.push_str(&text::render(&remedies_table(&names, &diffs)));
-    print_text(&out)
+    let mut doc = Document::new();
+    doc.prose(format!("base: {}\n", args.base.display()));
+    doc.table(remedies_table(&names, &diffs));
+    args.format.print(&doc)
 }
 
 /// `NAME=FILE`, or `FILE` named by itself.
@@ -109,20 +113,21 @@ fn named(arg: &str) -> (String, PathBuf) {
 }
 
 fn print_one(args: &Args, other: &std::path::Path, d: &IndexDiff) -> anyhow::Result<()> {
-    if args.json {
+    if args.format.json {
         return print_json(d);
     }
-    let mut out = format!("{} -> {}\n", args.base.display(), other.display());
-    out.push_str(&text::render(&summary_table(d)));
+    let mut doc = Document::new();
+    doc.prose(format!("{} -> {}\n", args.base.display(), other.display()));
+    doc.table(summary_table(d));
     if !d.changes.is_empty() {
-        out.push('\n');
-        out.push_str(&text::render(&changes_table(d, args.show)));
+        doc.prose("\n");
+        doc.table(changes_table(d, args.show));
         if d.changes.len() > args.show {
-            out.push_str(&format!(
+            doc.prose(format!(
                 "... and {} more (--show N, or --json for all)\n",
                 d.changes.len() - args.show
             ));
         }
     }
-    print_text(&out)
+    args.format.print(&doc)
 }

@@ -9,15 +9,17 @@ use crate::load::SidIndex;
 use crate::load::dataset::paper_results_of;
 use crate::load::paper_results::{Disagreement, PaperResults};
 use crate::metrics::{Compat, Evaluator};
+use crate::report::document::Document;
 use crate::report::eval::{self as report, EvalJson};
-use crate::report::{percent, text};
+use crate::report::percent;
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
 use serde::Serialize;
 
 use super::Globals;
-use super::print::{print_json, print_text};
+use super::print::print_json;
 use super::progress::Bar;
+use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens eval`.
 #[derive(Debug, clap::Args)]
@@ -44,9 +46,8 @@ pub struct Args {
     /// Also list the N collision groups over-credited most at the largest K.
     #[arg(long, value_name = "N")]
     groups: Option<usize>,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: TableFormat,
 }
 
 /// The `--compat` choices.
@@ -221,7 +222,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             );
         }
     }
-    if args.json {
+    if args.format.json {
         let doc = EvalJson::new(
             &summary,
             collision_rate,
@@ -234,31 +235,34 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             paper_results: paper,
         });
     }
-    let mut out = format!(
+    if args.format.csv {
+        return print_csv(&match &top {
+            Some(top) => report::groups_csv_table(&summary, top, &index, &collisions),
+            None => report::csv_table(&summary),
+        });
+    }
+    let mut doc = Document::new();
+    doc.prose(format!(
         "{} against {}\n{} users, {}, collision rate {}\n\n",
         args.beams.display(),
         args.index.display(),
         summary.n_users,
         summary.compat.name(),
         percent(collision_rate),
-    );
-    out.push_str(&text::render(&report::table(&summary)));
-    out.push('\n');
-    out.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
+    ));
+    doc.table(report::table(&summary));
+    let mut notes = String::from("\n");
+    notes.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
     for w in &warnings {
-        out.push_str(&format!("warning: {w}\n"));
+        notes.push_str(&format!("warning: {w}\n"));
     }
     if let Some(p) = &paper {
-        out.push_str(&paper_lines(p));
+        notes.push_str(&paper_lines(p));
     }
+    doc.prose(notes);
     if let Some(top) = &top {
-        out.push('\n');
-        out.push_str(&text::render(&report::groups_table(
-            &summary,
-            top,
-            &index,
-            &collisions,
-        )));
+        doc.prose("\n");
+        doc.table(report::groups_table(&summary, top, &index, &collisions));
     }
-    print_text(&out)
+    args.format.print(&doc)
 }

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use crate::collab::spread::group_spreads;
 use crate::collision::Collisions;
 use crate::load::{ItemTexts, Latents, SidIndex};
+use crate::report::document::Document;
 use crate::report::groups::{self, GroupFilter};
-use crate::report::{spread, text};
+use crate::report::{Table, spread};
 
 use super::Globals;
-use super::print::{print_json, print_text};
+use super::print::print_json;
+use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens groups`.
 #[derive(Debug, clap::Args)]
@@ -38,9 +40,8 @@ pub struct Args {
     /// Only the N groups whose items are closest in the embeddings.
     #[arg(long, value_name = "N", value_parser = super::at_least_one, requires = "embeddings")]
     tightest: Option<usize>,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: TableFormat,
 }
 
 /// Runs `sidlens groups`.
@@ -54,26 +55,48 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         let spreads = group_spreads(&index, &collisions, &space, second.as_ref(), args.min_size)?;
         let top = args.tightest.or(args.top);
         let rows = spread::spread_rows(&index, &collisions, texts.as_ref(), &spreads, top);
-        if args.json {
+        if args.format.json {
             return print_json(&rows);
         }
-        if rows.is_empty() {
-            eprintln!("no collision groups of size >= {}", args.min_size.max(2));
-            return Ok(());
-        }
-        return print_text(&text::render(&spread::table(&rows)));
+        return print_table(
+            &args,
+            rows.is_empty(),
+            || spread::csv_table(&rows),
+            || spread::table(&rows),
+        );
     }
     let filter = GroupFilter {
         min_size: args.min_size,
         top: args.top,
     };
     let rows = groups::group_rows(&index, &collisions, texts.as_ref(), filter);
-    if args.json {
+    if args.format.json {
         return print_json(&rows);
     }
-    if rows.is_empty() {
+    print_table(
+        &args,
+        rows.is_empty(),
+        || groups::csv_table(&rows),
+        || groups::table(&rows),
+    )
+}
+
+/// Prints the CSV or the display table; with no rows, CSV is its header alone (a valid empty
+/// table) and the other formats say so on stderr.
+fn print_table(
+    args: &Args,
+    empty: bool,
+    csv: impl Fn() -> Table,
+    display: impl Fn() -> Table,
+) -> anyhow::Result<()> {
+    if args.format.csv {
+        return print_csv(&csv());
+    }
+    if empty {
         eprintln!("no collision groups of size >= {}", args.min_size.max(2));
         return Ok(());
     }
-    print_text(&text::render(&groups::table(&rows)))
+    let mut doc = Document::new();
+    doc.table(display());
+    args.format.print(&doc)
 }

@@ -1,6 +1,6 @@
 //! Command-line front end: argument parsing (clap) and one module per subcommand. Each
 //! subcommand loads inputs through the library, asks it for a report, and prints it as a
-//! table (default) or JSON (`--json`). Data goes to stdout; messages and progress to stderr.
+//! table (default), JSON, CSV, Markdown or LaTeX (`table_format`). Data goes to stdout; messages and progress to stderr.
 
 mod beams;
 mod cache;
@@ -18,8 +18,10 @@ mod print;
 mod progress;
 mod project;
 mod report;
+mod significance_args;
 mod stats;
 mod synth;
+mod table_format;
 mod tokenize;
 mod tui;
 mod zcr;

@@ -14,8 +14,9 @@ use crate::plot::ranks::RanksFigure;
 use crate::plot::scatter::{ScatterFigure, ScatterRequest};
 use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
+use crate::significance::PairedOptions;
 use crate::tokenizers::{self, Loaded};
-use crate::usecase::plan_reassignment;
+use crate::usecase::{compare_tokenizers, plan_reassignment};
 use crate::write::{ensure_not_input, write_atomically};
 use clap::CommandFactory;
 use clap::error::ErrorKind;
@@ -24,6 +25,7 @@ use super::Globals;
 use super::eval::{CompatArg, parse_k};
 use super::print::print_text;
 use super::progress::Bar;
+use super::significance_args::SignificanceArgs;
 
 /// Arguments of `sidlens plot`.
 #[derive(Debug, clap::Args)]
@@ -36,8 +38,9 @@ pub struct Args {
 enum Figure {
     /// Inflation % of Hit@K over ItemHit@K against collision rate, one point per tokenizer.
     Inflation(RunsArgs),
-    /// Slope chart of each tokenizer's rank by Hit@K and by ItemHit@K (crossings = rank flips).
-    Ranks(RunsArgs),
+    /// Slope chart of each tokenizer's rank by Hit@K and by ItemHit@K (crossings = rank flips,
+    /// ringed when a paired test finds the item-level order significant).
+    Ranks(RanksArgs),
     /// Hit@K and ItemHit@K against K = 1 … beam width, per tokenizer.
     Curves(RunsArgs),
     /// Per prefix group, greedy ΔD against ZCR ΔD (every point on or under the diagonal).
@@ -103,6 +106,15 @@ struct RunsArgs {
     output: OutputArgs,
 }
 
+/// Arguments of `sidlens plot ranks`.
+#[derive(Debug, clap::Args)]
+struct RanksArgs {
+    #[command(flatten)]
+    runs: RunsArgs,
+    #[command(flatten)]
+    significance: SignificanceArgs,
+}
+
 /// Arguments of `sidlens plot zcr`.
 #[derive(Debug, clap::Args)]
 struct ZcrArgs {
@@ -143,10 +155,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             let c = tokenizers::comparison(loaded, a.k, a.compat.into());
             Ok(InflationFigure::from_comparison(&c).svg()?)
         }),
-        Figure::Ranks(a) => runs_figure(&a, globals, |loaded, a| {
-            let c = tokenizers::comparison(loaded, a.k, a.compat.into());
-            Ok(RanksFigure::from_comparison(&c).svg()?)
-        }),
+        Figure::Ranks(a) => ranks(&a, globals),
         Figure::Curves(a) => runs_figure(&a, globals, |loaded, _| {
             Ok(tokenizers::curves(loaded).svg()?)
         }),
@@ -180,6 +189,38 @@ fn usage(message: &str) -> anyhow::Error {
     super::Cli::command()
         .error(ErrorKind::MissingRequiredArgument, message)
         .into()
+}
+
+/// Only the t-test decides significance (its adjusted p-value), so figures skip the
+/// Monte-Carlo tests.
+pub(super) const T_TEST_ONLY: PairedOptions = PairedOptions {
+    permutations: 0,
+    bootstrap: 0,
+    seed: 42,
+};
+
+/// `plot ranks`: the comparison with its paired tests, so significant flips are ringed.
+fn ranks(args: &RanksArgs, globals: Globals) -> anyhow::Result<()> {
+    let a = &args.runs;
+    let runs = runs_of(a.dir.as_deref(), a.beams_dir.as_deref(), &a.run)?;
+    let inputs: Vec<&Path> = runs
+        .iter()
+        .flat_map(|r| {
+            std::iter::once(r.index.as_path()).chain(r.beams.iter().map(PathBuf::as_path))
+        })
+        .collect();
+    check_out(&a.output, &inputs)?;
+    let bar = Bar::new(globals.quiet);
+    let report = compare_tokenizers(
+        &runs,
+        &[a.k],
+        a.compat.into(),
+        a.codebook_size,
+        args.significance.settings(T_TEST_ONLY),
+        &bar,
+    )?;
+    drop(bar);
+    emit(&RanksFigure::from_report(&report, 0).svg()?, &a.output)
 }
 
 fn runs_figure(

@@ -14,12 +14,14 @@ use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
 use crate::report::groups::{GroupFilter, group_rows};
 use crate::tokenizers;
-use crate::usecase::plan_reassignment;
+use crate::usecase::{compare_tokenizers, plan_reassignment};
 use crate::write::{ensure_not_input, write_atomically};
 
 use super::Globals;
 use super::eval::CompatArg;
+use super::plot::T_TEST_ONLY;
 use super::progress::Bar;
+use super::significance_args::SignificanceArgs;
 
 /// Arguments of `sidlens report`.
 #[derive(Debug, clap::Args)]
@@ -55,6 +57,8 @@ pub struct Args {
     /// Codebook size V of every index (default: each index's largest code + 1).
     #[arg(long, value_name = "V")]
     codebook_size: Option<usize>,
+    #[command(flatten)]
+    significance: SignificanceArgs,
 }
 
 /// The K of the two compare tables.
@@ -120,19 +124,27 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         Some(path) => scatter_figure(&loaded, path, &bar)?,
         None => None,
     };
+    let tested = compare_tokenizers(
+        &runs,
+        &[FIGURE_K],
+        compat,
+        args.codebook_size,
+        args.significance.settings(T_TEST_ONLY),
+        &bar,
+    )?;
     drop(bar);
-    let at_k = tokenizers::comparison(&loaded, FIGURE_K, compat);
+    let at_k = &tested.comparisons[0];
     if loaded.iter().any(|l| l.evaluation.is_some()) {
         figures.push(Figure {
             title: format!("Inflation against collision rate (K = {FIGURE_K})"),
             note: "One point per tokenizer: the more items share a SID, the more the SID-level metric over-credits.".into(),
-            svg: InflationFigure::from_comparison(&at_k).svg()?,
+            svg: InflationFigure::from_comparison(at_k).svg()?,
         });
         figures.push(Figure {
             title: format!("Ranks by Hit@{FIGURE_K} and by ItemHit@{FIGURE_K}"),
-            note: "Crossing lines are tokenizers whose order the collision correction reverses."
+            note: "Crossing lines are tokenizers whose order the collision correction reverses; ringed crossings are significant (paired t-test, adjusted)."
                 .into(),
-            svg: RanksFigure::from_comparison(&at_k).svg()?,
+            svg: RanksFigure::from_report(&tested, 0).svg()?,
         });
         figures.push(Figure {
             title: "Hit@K and ItemHit@K against K".into(),

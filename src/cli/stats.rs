@@ -5,12 +5,14 @@ use std::path::PathBuf;
 use crate::collision::Collisions;
 use crate::load::SidIndex;
 use crate::reassign::paper_sidecars::{ZcrMode, read_zcr_mode};
-use crate::report::{self, text};
+use crate::report;
+use crate::report::document::Document;
 use crate::stats::IndexStats;
 use serde::Serialize;
 
 use super::Globals;
-use super::print::{print_json, print_text};
+use super::print::print_json;
+use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens stats`.
 #[derive(Debug, clap::Args)]
@@ -21,9 +23,8 @@ pub struct Args {
     /// Codebook size V (default: the largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: TableFormat,
 }
 
 /// What `--json` prints: the statistics, the token scheme read, and the paper's `zcr_mode`.
@@ -40,24 +41,34 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let stats = IndexStats::compute(&index, &Collisions::new(&index));
     let zcr_mode = read_zcr_mode(&args.index);
-    if args.json {
+    if args.format.json {
         return print_json(&Output {
             stats: &stats,
             sid_format: index.scheme().example(),
             zcr_mode,
         });
     }
-    let mut out = format!("{}\n", args.index.display());
+    if args.format.csv {
+        let mut overview = report::stats::csv_overview(&stats);
+        overview.push(vec!["SID format".into(), index.scheme().example()]);
+        overview.push(vec![
+            "zcr_mode (paper sidecar)".into(),
+            zcr_mode.to_string(),
+        ]);
+        return print_csv(&overview);
+    }
+    let mut doc = Document::new();
+    doc.prose(format!("{}\n", args.index.display()));
     let mut overview = report::stats::overview(&stats);
     overview.push(vec!["SID format".into(), index.scheme().example()]);
     overview.push(vec![
         "zcr_mode (paper sidecar)".into(),
         zcr_mode.to_string(),
     ]);
-    out.push_str(&text::render(&overview));
-    out.push('\n');
-    out.push_str(&text::render(&report::stats::levels(&stats)));
-    out.push('\n');
-    out.push_str(&text::render(&report::stats::histogram(&stats)));
-    print_text(&out)
+    doc.table(overview);
+    doc.prose("\n");
+    doc.table(report::stats::levels(&stats));
+    doc.prose("\n");
+    doc.table(report::stats::histogram(&stats));
+    args.format.print(&doc)
 }

@@ -9,16 +9,17 @@ use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
 use crate::reassign::paper_sidecars::{self, PaperStats};
 use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
 use crate::reassign::{self, Mode};
+use crate::report::document::Document;
 use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
-use crate::report::text;
 use crate::stats::IndexStats;
 use crate::usecase::cost_model;
 use crate::write::{Outputs, ensure_not_input};
 use anyhow::Context;
 
 use super::Globals;
-use super::print::{print_json, print_text};
+use super::print::print_json;
 use super::progress::Bar;
+use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens zcr`.
 #[derive(Debug, clap::Args)]
@@ -50,9 +51,8 @@ pub struct Args {
     /// Also list every prefix group: who keeps which code, ΔD per item.
     #[arg(long)]
     groups: bool,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: TableFormat,
 }
 
 /// `--mode` values.
@@ -158,7 +158,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     };
     let skipped = rows::skipped_rows(&index, &plan);
     let groups = args.groups.then(|| rows::group_rows(&index, &plan, None));
-    if args.json {
+    if args.format.json {
         return print_json(&ZcrJson {
             summary: &plan.summary,
             skipped_groups: skipped,
@@ -168,34 +168,44 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             warnings,
         });
     }
-    let mut out = format!("{}\n", args.index.display());
-    out.push_str(&text::render(&rows::overview_table(&plan.summary)));
-    out.push('\n');
-    out.push_str(&text::render(&rows::summary_table(&plan.summary)));
-    if let Some(r) = resolution
-        .as_ref()
-        .filter(|r| !r.totals.two_level.is_empty())
-    {
-        out.push_str("\ntwo-level moves (over-capacity groups):\n");
-        out.push_str(&text::render(&rows::two_level_table(&r.totals.two_level)));
+    if args.format.csv {
+        print_csv(&match &groups {
+            Some(groups) => rows::groups_csv_table(groups),
+            None => rows::summary_csv_table(&plan.summary),
+        })?;
+    } else {
+        let mut doc = Document::new();
+        doc.prose(format!("{}\n", args.index.display()));
+        doc.table(rows::overview_table(&plan.summary));
+        doc.prose("\n");
+        doc.table(rows::summary_table(&plan.summary));
+        if let Some(r) = resolution
+            .as_ref()
+            .filter(|r| !r.totals.two_level.is_empty())
+        {
+            doc.prose("\ntwo-level moves (over-capacity groups):\n");
+            doc.table(rows::two_level_table(&r.totals.two_level));
+        }
+        if !skipped.is_empty() {
+            let label = match policy {
+                OverCapacity::Keep => "left unchanged",
+                OverCapacity::Append => "over capacity (resolved by the appended code)",
+                OverCapacity::TwoLevel => "over capacity (two-level moves above)",
+            };
+            doc.prose(format!("\n{label}:\n"));
+            doc.table(rows::skipped_table(&skipped));
+        }
+        if let Some(groups) = &groups {
+            doc.prose("\n");
+            doc.table(rows::groups_table(groups));
+        }
+        let mut notes = String::new();
+        for w in &warnings {
+            notes.push_str(&format!("warning: {w}\n"));
+        }
+        doc.prose(notes);
+        args.format.print(&doc)?;
     }
-    if !skipped.is_empty() {
-        let label = match policy {
-            OverCapacity::Keep => "left unchanged",
-            OverCapacity::Append => "over capacity (resolved by the appended code)",
-            OverCapacity::TwoLevel => "over capacity (two-level moves above)",
-        };
-        out.push_str(&format!("\n{label}:\n"));
-        out.push_str(&text::render(&rows::skipped_table(&skipped)));
-    }
-    if let Some(groups) = &groups {
-        out.push('\n');
-        out.push_str(&text::render(&rows::groups_table(groups)));
-    }
-    for w in &warnings {
-        out.push_str(&format!("warning: {w}\n"));
-    }
-    print_text(&out)?;
     if let Some(w) = &written {
         eprintln!(
             "wrote {}, {}, {} and {}",

@@ -12,6 +12,7 @@ use super::style::{
 };
 use crate::compare::{Comparison, Flip};
 use crate::error::Result;
+use crate::usecase::CompareReport;
 
 /// One tokenizer's two ranks.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +68,17 @@ impl RanksFigure {
             significant: None,
             left_out,
         }
+    }
+
+    /// The ranks at the comparison at position `at` of `report`, with the flips its paired
+    /// tests found significant ringed (untested when the report has no tests).
+    pub fn from_report(report: &CompareReport, at: usize) -> Self {
+        let c = &report.comparisons[at];
+        let figure = Self::from_comparison(c);
+        if report.tests.is_empty() {
+            return figure;
+        }
+        figure.with_significant(c.flips.iter().filter(|f| f.significant).cloned().collect())
     }
 
     /// Marks `significant` flips (from a paired test over users) as confirmed.

@@ -1,6 +1,6 @@
 //! `sidlens diff` as tables: what changed between two indexes of the same items.
 
-use super::{Align, Table, metric, percent};
+use super::{Align, Table, metric, percent, raw};
 use crate::diff::IndexDiff;
 use crate::sid;
 
@@ -67,6 +67,50 @@ pub fn remedies_table(names: &[&str], diffs: &[IndexDiff]) -> Table {
         if priced {
             row.push(d.delta_d.map_or_else(|| "-".to_string(), metric));
         }
+        t.push(row);
+    }
+    t
+}
+
+/// One row per OTHER index for CSV, with one OTHER as with several: every total of
+/// [`summary_table`] and the changes per level, rates as fractions, ΔD empty when unpriced.
+pub fn remedies_csv_table(names: &[&str], diffs: &[IndexDiff]) -> Table {
+    let n_levels = diffs.first().map_or(0, |d| d.changed_per_level.len());
+    let level_names: Vec<String> = (0..n_levels)
+        .map(|l| format!("{} changed", sid::level_letter(l)))
+        .collect();
+    let mut columns = vec![
+        ("index", Align::Left),
+        ("items", Align::Right),
+        ("prefix changed", Align::Right),
+    ];
+    columns.extend(level_names.iter().map(|n| (n.as_str(), Align::Right)));
+    columns.extend([
+        ("levels added", Align::Right),
+        ("collision rate before (fraction)", Align::Right),
+        ("collision rate after (fraction)", Align::Right),
+        ("fewest changes for zero collisions", Align::Right),
+        ("base prefix groups larger than V", Align::Right),
+        ("valid ZCR", Align::Left),
+        ("total ΔD", Align::Right),
+    ]);
+    let mut t = Table::new(&columns);
+    for (name, d) in names.iter().zip(diffs) {
+        let mut row = vec![
+            name.to_string(),
+            d.n_items.to_string(),
+            d.prefix_changed.to_string(),
+        ];
+        row.extend(d.changed_per_level.iter().map(usize::to_string));
+        row.extend([
+            d.levels_added.to_string(),
+            raw(Some(d.collision_rate_before)),
+            raw(Some(d.collision_rate_after)),
+            d.min_changes.to_string(),
+            d.base_over_capacity.to_string(),
+            d.valid_zcr.to_string(),
+            raw(d.delta_d),
+        ]);
         t.push(row);
     }
     t

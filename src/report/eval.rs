@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::{Align, Table, metric, signed_percent};
+use super::{Align, Table, metric, raw, signed_percent};
 use crate::collision::Collisions;
 use crate::load::SidIndex;
 use crate::metrics::{Anomalies, Compat, EvalSummary, GroupCredit, MetricValues, UserOutcome};
@@ -43,6 +43,47 @@ pub fn table(summary: &EvalSummary) -> Table {
         ];
         if let Some(hits) = summary.prefix_hits.get(i) {
             row.extend(hits.iter().map(|&h| metric(h)));
+        }
+        t.push(row);
+    }
+    t
+}
+
+/// The metrics table for CSV: one row per K, plain fractions, inflation in percent.
+pub fn csv_table(summary: &EvalSummary) -> Table {
+    let mut t = Table::new(&[
+        ("K", Align::Right),
+        ("Hit", Align::Right),
+        ("ItemHit", Align::Right),
+        ("Hit inflation (%)", Align::Right),
+        ("NDCG", Align::Right),
+        ("ItemNDCG", Align::Right),
+        ("NDCG inflation (%)", Align::Right),
+        ("MRR", Align::Right),
+        ("ItemMRR", Align::Right),
+    ]);
+    let depths = summary.prefix_hits.first().map_or(0, Vec::len);
+    for d in 1..=depths {
+        t.headers.push(format!("PrefixHit depth {d}"));
+        t.align.push(Align::Right);
+    }
+    for (i, (&k, v)) in summary.ks.iter().zip(&summary.values).enumerate() {
+        let mut row = vec![k.to_string()];
+        row.extend(
+            [
+                Some(v.hit),
+                Some(v.item_hit),
+                v.hit_inflation_pct(),
+                Some(v.ndcg),
+                Some(v.item_ndcg),
+                v.ndcg_inflation_pct(),
+                Some(v.mrr),
+                Some(v.item_mrr),
+            ]
+            .map(raw),
+        );
+        if let Some(hits) = summary.prefix_hits.get(i) {
+            row.extend(hits.iter().map(|&h| raw(Some(h))));
         }
         t.push(row);
     }
@@ -91,6 +132,58 @@ pub fn groups_table(
             metric(g.over_credit(at)),
             item_list(index, collisions, g.group, 8),
         ]);
+    }
+    t
+}
+
+/// The over-credited groups for CSV: credit at every K, every item id (space-separated).
+pub fn groups_csv_table(
+    summary: &EvalSummary,
+    groups: &[&GroupCredit],
+    index: &SidIndex,
+    collisions: &Collisions,
+) -> Table {
+    let at = summary.largest_k_position().unwrap_or(0);
+    let mut columns: Vec<String> = ["SID", "size", "generated", "targets"]
+        .map(String::from)
+        .to_vec();
+    for k in &summary.ks {
+        columns.push(format!("ΣHit@{k}"));
+        columns.push(format!("ΣItemHit@{k}"));
+    }
+    columns.push(format!(
+        "over-credit@{}",
+        summary.ks.get(at).copied().unwrap_or(0)
+    ));
+    columns.push("items".into());
+    let refs: Vec<(&str, Align)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c.as_str(),
+                if c == "SID" || c == "items" {
+                    Align::Left
+                } else {
+                    Align::Right
+                },
+            )
+        })
+        .collect();
+    let mut t = Table::new(&refs);
+    for g in groups {
+        let mut row = vec![
+            group_sid(index, collisions, g.group),
+            g.size.to_string(),
+            g.generated.to_string(),
+            g.targets.to_string(),
+        ];
+        for i in 0..summary.ks.len() {
+            row.push(raw(Some(g.sid_credit[i])));
+            row.push(raw(Some(g.item_credit[i])));
+        }
+        row.push(raw(Some(g.over_credit(at))));
+        row.push(item_list(index, collisions, g.group, usize::MAX));
+        t.push(row);
     }
     t
 }

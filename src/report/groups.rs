@@ -120,6 +120,29 @@ pub fn table(rows: &[GroupRow]) -> Table {
     t
 }
 
+/// The group list for CSV: one line per item with its group's columns on every line.
+pub fn csv_table(rows: &[GroupRow]) -> Table {
+    let mut t = Table::new(&[
+        ("rank", Align::Right),
+        ("size", Align::Right),
+        ("SID", Align::Left),
+        ("item", Align::Right),
+        ("title", Align::Left),
+    ]);
+    for row in rows {
+        for item in &row.items {
+            t.push(vec![
+                row.rank.to_string(),
+                row.size.to_string(),
+                row.sid.clone(),
+                item.id.clone(),
+                item.title.clone().unwrap_or_default(),
+            ]);
+        }
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +192,8 @@ mod tests {
         );
         assert_eq!(top.len(), 1);
         assert_eq!(table(&rows).rows.len(), 5);
+        let csv = csv_table(&rows);
+        assert_eq!(csv.rows.len(), 5);
+        assert_eq!(csv.rows[1][..3], ["1", "3", "<a_2><b_2>"]);
     }
 }

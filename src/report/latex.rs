@@ -1,4 +1,5 @@
-//! LaTeX `tabular` (booktabs rules), for dropping a comparison straight into a paper.
+//! LaTeX `tabular` (booktabs rules), for dropping a comparison straight into a paper. The
+//! symbols sidlens's tables use (<, >, ±, †, Δ, Σ, →, −, ×, …) become math so pdflatex compiles them.
 
 use super::{Align, Table};
 
@@ -37,6 +38,16 @@ fn escape(cell: &str) -> String {
             '~' => s.push_str("\\textasciitilde{}"),
             '^' => s.push_str("\\textasciicircum{}"),
             '\\' => s.push_str("\\textbackslash{}"),
+            '<' => s.push_str("\\textless{}"),
+            '>' => s.push_str("\\textgreater{}"),
+            '±' => s.push_str("$\\pm$"),
+            '†' => s.push_str("\\textsuperscript{\\dag}"),
+            'Δ' => s.push_str("$\\Delta$"),
+            'Σ' => s.push_str("$\\Sigma$"),
+            '→' => s.push_str("$\\to$"),
+            '−' => s.push_str("$-$"),
+            '×' => s.push_str("$\\times$"),
+            '…' => s.push_str("\\ldots{}"),
             _ => s.push(ch),
         }
     }
@@ -54,6 +65,12 @@ mod tests {
         let s = render(&t);
         assert!(s.contains("{lr}"));
         assert!(s.contains("rq\\_vae & +12.5\\% \\\\"));
-        assert!(s.contains("run & Δ\\% \\\\"));
+        assert!(s.contains("run & $\\Delta$\\% \\\\"));
+        let mut t = Table::new(&[("Hit@10", Align::Right)]);
+        t.push(vec!["0.0854 ± 0.0011†".into()]);
+        assert!(render(&t).contains("0.0854 $\\pm$ 0.0011\\textsuperscript{\\dag} \\\\"));
+        let mut t = Table::new(&[("SID", Align::Left)]);
+        t.push(vec!["<a_9>".into()]);
+        assert!(render(&t).contains("\\textless{}a\\_9\\textgreater{} \\\\"));
     }
 }

@@ -1,10 +1,12 @@
 //! Reports: the same domain data rendered as a human table, JSON, CSV, Markdown or LaTeX.
 //! Builders here decide *what* a report shows (rows and columns), shared by the CLI and the
-//! TUI; `text`, `csv`, `markdown`, `latex` and `html` decide *how* a [`Table`] is written.
+//! TUI; `text`, `csv`, `markdown`, `latex` and `html` decide *how* a [`Table`] is written, and
+//! `document` strings prose and tables together in one of them.
 
 pub mod compare;
 pub mod csv;
 pub mod diff;
+pub mod document;
 pub mod eval;
 pub mod groups;
 pub mod html;
@@ -62,6 +64,12 @@ pub fn on_first_line(first: bool, cell: String) -> String {
 /// Formats a metric value the way every table shows it: 4 decimals.
 pub fn metric(v: f64) -> String {
     format!("{v:.4}")
+}
+
+/// A number as CSV writes it: every digit Rust needs to read it back, empty when undefined.
+pub fn raw(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or_else(String::new, |v| v.to_string())
 }
 
 /// Formats a rate as a percentage with 2 decimals.

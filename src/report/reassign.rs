@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Align, Table, metric, on_first_line};
+use super::{Align, Table, metric, on_first_line, raw};
 use crate::load::{ItemTexts, SidIndex};
 use crate::reassign::over_capacity::{OverCapacity, TwoLevelPart};
 use crate::reassign::{Mode, ModeTotals, Plan, SkipReason, Summary};
@@ -169,8 +169,17 @@ pub fn skipped_rows(index: &SidIndex, plan: &Plan) -> Vec<SkippedRow> {
 /// ZCR next to greedy and MQL4GRec's exact rule: items reassigned, prefixes changed,
 /// collisions left, total and mean ΔD.
 pub fn summary_table(summary: &Summary) -> Table {
+    summary_with(summary, false)
+}
+
+/// [`summary_table`] for CSV: ΔD unrounded, empty where undefined.
+pub fn summary_csv_table(summary: &Summary) -> Table {
+    summary_with(summary, true)
+}
+
+fn summary_with(summary: &Summary, as_csv: bool) -> Table {
     let mut columns = vec![
-        ("", Align::Left),
+        (if as_csv { "quantity" } else { "" }, Align::Left),
         ("ZCR (optimal)", Align::Right),
         ("greedy", Align::Right),
     ];
@@ -203,7 +212,13 @@ pub fn summary_table(summary: &Summary) -> Table {
                 .collect(),
         );
     };
-    let opt_cell = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), metric);
+    let opt_cell = |v: Option<f64>| {
+        if as_csv {
+            raw(v)
+        } else {
+            v.map_or_else(|| "n/a".to_string(), metric)
+        }
+    };
     row("items reassigned", &|m| m.n_reassigned.to_string());
     row("prefixes changed", &|m| m.prefixes_changed.to_string());
     row("items in collision after", &|m| {
@@ -340,6 +355,47 @@ pub fn groups_table(rows: &[ReassignRow]) -> Table {
                 ]);
             }
             t.push(cells);
+        }
+    }
+    t
+}
+
+/// The per-group table for CSV: one line per item with its group's prefix, size and fewest
+/// changes on every line, each method's new last code and ΔD (empty without vectors).
+pub fn groups_csv_table(rows: &[ReassignRow]) -> Table {
+    let mut t = Table::new(&[
+        ("prefix", Align::Left),
+        ("size", Align::Right),
+        ("min changes", Align::Right),
+        ("item", Align::Right),
+        ("native", Align::Right),
+        ("ZCR", Align::Right),
+        ("ΔD ZCR", Align::Right),
+        ("greedy", Align::Right),
+        ("ΔD greedy", Align::Right),
+        ("MQL4GRec", Align::Right),
+        ("MQL4GRec prefix", Align::Left),
+        ("ΔD MQL4GRec", Align::Right),
+    ]);
+    let code = |c: Option<Code>| c.map_or_else(String::new, |c| c.to_string());
+    for row in rows {
+        for item in &row.items {
+            t.push(vec![
+                row.prefix_sid.clone(),
+                row.size.to_string(),
+                row.min_changes.to_string(),
+                item.id.clone(),
+                item.native.to_string(),
+                code(item.optimal),
+                raw(item.optimal_delta),
+                code(item.greedy),
+                raw(item.greedy_delta),
+                code(item.mql4grec),
+                item.mql4grec_prefix
+                    .as_deref()
+                    .map_or_else(String::new, sid::format_sid),
+                raw(item.mql4grec_delta),
+            ]);
         }
     }
     t

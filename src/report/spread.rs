@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::groups::{GroupItem, items_in_id_order};
-use super::{Align, Table, on_first_line};
+use super::{Align, Table, on_first_line, raw};
 use crate::collab::spread::GroupSpread;
 use crate::collision::Collisions;
 use crate::load::{ItemTexts, SidIndex};
@@ -89,6 +89,40 @@ pub fn table(rows: &[SpreadRow]) -> Table {
                     .cf_mean_cosine_distance
                     .map_or_else(String::new, |v| format!("{v:.4}"));
                 cells.push(on_first_line(first, cf));
+            }
+            cells.push(item.id.clone());
+            cells.push(item.title.clone().unwrap_or_default());
+            t.push(cells);
+        }
+    }
+    t
+}
+
+/// The rows for CSV: one line per item with its group's columns (distances unrounded) on
+/// every line.
+pub fn csv_table(rows: &[SpreadRow]) -> Table {
+    let with_cf = rows.iter().any(|r| r.cf_mean_cosine_distance.is_some());
+    let mut columns = vec![
+        ("rank", Align::Right),
+        ("size", Align::Right),
+        ("SID", Align::Left),
+        ("mean_cosine_distance", Align::Right),
+    ];
+    if with_cf {
+        columns.push(("cf_mean_cosine_distance", Align::Right));
+    }
+    columns.extend([("item", Align::Right), ("title", Align::Left)]);
+    let mut t = Table::new(&columns);
+    for row in rows {
+        for item in &row.items {
+            let mut cells = vec![
+                row.rank.to_string(),
+                row.size.to_string(),
+                row.sid.clone(),
+                raw(Some(row.mean_cosine_distance)),
+            ];
+            if with_cf {
+                cells.push(raw(row.cf_mean_cosine_distance));
             }
             cells.push(item.id.clone());
             cells.push(item.title.clone().unwrap_or_default());

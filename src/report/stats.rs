@@ -1,6 +1,6 @@
 //! The `stats` report: an overview table and a per-level table.
 
-use super::{Align, Table, percent};
+use super::{Align, Table, percent, raw};
 use crate::stats::IndexStats;
 
 /// Overview of an index as (field, value) rows.
@@ -30,6 +30,42 @@ pub fn overview(s: &IndexStats) -> Table {
             } else {
                 format!("{} groups over V", s.n_prefix_groups_over_capacity)
             },
+        ),
+    ];
+    for (k, v) in rows {
+        t.push(vec![k.to_string(), v]);
+    }
+    t
+}
+
+/// The overview for CSV: (statistic, value) rows of plain numbers, the unit in the name.
+pub fn csv_overview(s: &IndexStats) -> Table {
+    let mut t = Table::new(&[("statistic", Align::Left), ("value", Align::Right)]);
+    let rows: Vec<(&str, String)> = vec![
+        ("items", s.n_items.to_string()),
+        ("levels (L)", s.n_levels.to_string()),
+        ("codebook size (V)", s.codebook_size.to_string()),
+        (
+            "codebook size inferred",
+            s.codebook_size_inferred.to_string(),
+        ),
+        ("unique SIDs", s.n_unique_sids.to_string()),
+        ("collision groups", s.n_collision_groups.to_string()),
+        ("items in collisions", s.items_in_collisions.to_string()),
+        (
+            "collision rate (paper, fraction)",
+            raw(Some(s.collision_rate)),
+        ),
+        (
+            "duplicate rate (LETTER, fraction)",
+            raw(Some(s.duplicate_rate)),
+        ),
+        ("largest group (g_max)", s.g_max.to_string()),
+        ("prefix groups", s.n_prefix_groups.to_string()),
+        ("largest prefix group", s.max_prefix_group_size.to_string()),
+        (
+            "prefix groups over V",
+            s.n_prefix_groups_over_capacity.to_string(),
         ),
     ];
     for (k, v) in rows {
