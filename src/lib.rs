@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod neighbours;
 pub mod pairwise;
 pub mod plot;
+pub mod popularity;
 pub mod progress;
 pub mod projection;
 pub mod random;
