@@ -13,10 +13,12 @@ use crate::report::compare::{
 };
 use crate::report::{csv, latex, markdown, text};
 use crate::significance::{Correction, PairedOptions};
-use crate::usecase::compare_tokenizers;
+use crate::load::Interactions;
+use crate::metrics::Decode;
+use crate::usecase::compare_tokenizers_decoded;
 
 use super::Globals;
-use super::eval::{CompatArg, parse_k};
+use super::eval::{CompatArg, parse_decode, parse_k};
 use super::print::{print_json, print_text};
 use super::progress::Bar;
 
@@ -60,6 +62,13 @@ pub struct Args {
     /// Significance level for the adjusted p-values.
     #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = parse_alpha)]
     alpha: f64,
+    /// Item-level credit shown beside CCE: `cce` (none), `popular` (each SID decodes to its
+    /// most popular item in the training interactions) or `random:SEED`.
+    #[arg(long, value_name = "MODE", default_value = "cce", value_parser = parse_decode)]
+    decode: Decode,
+    /// Interactions for `--decode popular` (default: DIR's `<DS>.inter.json`).
+    #[arg(long, value_name = "FILE")]
+    interactions: Option<PathBuf>,
     /// Skip the paired tests.
     #[arg(long)]
     no_tests: bool,
@@ -97,9 +106,19 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 
 /// Runs `sidlens compare`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let runs = match &args.dir {
-        Some(dir) => Dataset::discover(dir, args.beams_dir.as_deref())?.tokenizers(),
-        None => args.run.clone(),
+    let (runs, dataset_interactions) = match &args.dir {
+        Some(dir) => {
+            let ds = Dataset::discover(dir, args.beams_dir.as_deref())?;
+            (ds.tokenizers(), ds.interactions)
+        }
+        None => (args.run.clone(), None),
+    };
+    let interactions = match args.interactions.clone().or(dataset_interactions) {
+        Some(path) if args.decode.needs_popularity() => Some(Interactions::load(&path)?),
+        None if args.decode.needs_popularity() => anyhow::bail!(
+            "--decode popular needs --interactions FILE (its training part, all but each user's last two items, gives the popularity)"
+        ),
+        _ => None,
     };
     if let Some(name) = duplicate_name(&runs) {
         anyhow::bail!("two tokenizers are named {name:?}; give each --run its own NAME");
@@ -120,12 +139,13 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         alpha: args.alpha,
     });
     let bar = Bar::new(globals.quiet);
-    let report = compare_tokenizers(
+    let report = compare_tokenizers_decoded(
         &runs,
         &ks,
         args.compat.into(),
         args.codebook_size,
         settings,
+        (args.decode, interactions.as_ref()),
         &bar,
     )?;
     drop(bar);

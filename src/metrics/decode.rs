@@ -289,10 +289,11 @@ impl Decoder {
 
 /// Share of the inflation a decoding wins back, in percent: (decoded − CCE item-level) /
 /// (SID-level − CCE item-level) · 100. 100 means the decoded credit reaches the SID-level
-/// value, 0 that it is no better than CCE, below 0 that it is worse; `None` without inflation.
+/// value, 0 that it is no better than CCE, below 0 that it is worse; `None` without inflation
+/// (a gap within rounding of the two means, 1e-12, is none).
 pub fn recovered_pct(sid_level: f64, item_level: f64, decoded: f64) -> Option<f64> {
     let gap = sid_level - item_level;
-    (gap != 0.0).then(|| (decoded - item_level) / gap * 100.0)
+    (gap.abs() > 1e-12).then(|| (decoded - item_level) / gap * 100.0)
 }
 
 #[cfg(test)]
@@ -407,6 +408,7 @@ mod tests {
         assert!((recovered_pct(0.2, 0.1, 0.15).unwrap() - 50.0).abs() < 1e-9);
         assert_eq!(recovered_pct(0.2, 0.1, 0.2), Some(100.0));
         assert_eq!(recovered_pct(0.1, 0.1, 0.1), None);
+        assert_eq!(recovered_pct(0.0643 + 1e-17, 0.0643, 0.0643), None);
         assert!(recovered_pct(0.2, 0.1, 0.05).unwrap() < 0.0);
     }
 }
