@@ -101,10 +101,19 @@ impl CollisionInteractions {
     }
 }
 
-fn benign(index: &SidIndex, collisions: &Collisions, interactions: &Interactions) -> BenignCollisions {
+fn benign(
+    index: &SidIndex,
+    collisions: &Collisions,
+    interactions: &Interactions,
+) -> BenignCollisions {
     let n = index.n_items();
     let position: Vec<Option<u32>> = (0..interactions.n_items())
-        .map(|i| index.ids().position(interactions.item(i as u32)).map(|p| p as u32))
+        .map(|i| {
+            index
+                .ids()
+                .position(interactions.item(i as u32))
+                .map(|p| p as u32)
+        })
         .collect();
     let mut cooccurs = vec![false; n];
     let mut members: Vec<(u32, u32)> = Vec::new();
@@ -164,7 +173,11 @@ fn benign(index: &SidIndex, collisions: &Collisions, interactions: &Interactions
     }
 }
 
-fn tier_spread(index: &SidIndex, collisions: &Collisions, popularity: &Popularity) -> Vec<TierSpread> {
+fn tier_spread(
+    index: &SidIndex,
+    collisions: &Collisions,
+    popularity: &Popularity,
+) -> Vec<TierSpread> {
     let tiers = popularity.tiers(index);
     let decoder = crate::metrics::Decoder::popular(index, collisions, popularity);
     Tier::ALL
@@ -265,9 +278,15 @@ mod tests {
         assert_eq!((b.n_collision_groups, b.items_in_collisions), (2, 5));
         // 0 and 1 co-occur (user u); 3 and 4 never share a training history.
         assert_eq!(b.items_cooccurring, 2);
-        assert_eq!((b.groups_all_cooccurring, b.groups_none_cooccurring), (0, 1));
+        assert_eq!(
+            (b.groups_all_cooccurring, b.groups_none_cooccurring),
+            (0, 1)
+        );
         assert_eq!(b.groups[0].sid, "<a_1><b_1>");
-        assert_eq!((b.groups[0].items_cooccurring, b.groups[1].items_cooccurring), (2, 0));
+        assert_eq!(
+            (b.groups[0].items_cooccurring, b.groups[1].items_cooccurring),
+            (2, 0)
+        );
         assert!((b.cooccurring_share - 0.4).abs() < 1e-15);
         // Counts: 0 → 3, 1 → 1, 3 → 1, 4 → 1, 5 → 2, others 0. Ranked: 0, 5, 1, 3, 4, 2, 6..9.
         // Head = 0, 5; mid = 1, 3, 4; tail = 2, 6, 7, 8, 9.

@@ -101,7 +101,11 @@ fn cli_eval_decodes_with_the_dataset_interactions() {
         "popular",
         "--json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["decode"], "popular");
     let hit = doc["decoded_metrics"]["DecodedHit@10"].as_f64().unwrap();
@@ -127,7 +131,11 @@ fn cli_stats_reports_benign_collisions_and_tiers() {
         inter.to_str().unwrap(),
         "--json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let i = &doc["interactions"];
     assert_eq!(i["benign"]["items_cooccurring"], 762);
@@ -143,7 +151,11 @@ fn popular_decoding_without_interactions_is_a_clear_error() {
     let index = dir.path().join("x.index.json");
     let beams = dir.path().join("b.json");
     std::fs::write(&index, r#"{"0": [1, 1], "1": [1, 1]}"#).unwrap();
-    std::fs::write(&beams, r#"[{"beam_sids": ["<a_1><b_1>"], "target_item": "0"}]"#).unwrap();
+    std::fs::write(
+        &beams,
+        r#"[{"beam_sids": ["<a_1><b_1>"], "target_item": "0"}]"#,
+    )
+    .unwrap();
     let args = |decode: &str| {
         common::sidlens(&[
             "eval",
@@ -162,7 +174,11 @@ fn popular_decoding_without_interactions_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("random:SEED"));
     let out = args("random:4");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Hit (random:4)"), "{text}");
 }

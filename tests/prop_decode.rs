@@ -43,8 +43,12 @@ fn index_of(codes: &[(u8, u8)]) -> SidIndex {
         .enumerate()
         .map(|(i, (a, b))| format!("\"{i}\": [{a}, {b}]"))
         .collect();
-    SidIndex::parse(format!("{{{}}}", body.join(", ")).as_bytes(), Path::new("p.json"), Some(8))
-        .unwrap()
+    SidIndex::parse(
+        format!("{{{}}}", body.join(", ")).as_bytes(),
+        Path::new("p.json"),
+        Some(8),
+    )
+    .unwrap()
 }
 
 fn outcomes(index: &SidIndex, collisions: &Collisions, beams: &[(u8, u8)]) -> Vec<UserOutcome> {

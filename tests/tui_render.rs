@@ -404,8 +404,8 @@ fn codebook_view_with_and_without_interactions() {
     assert!(text.contains("no sidecar says"), "{text}");
     assert!(text.contains("sidlens stats --interactions"), "{text}");
 
-    let index = SidIndex::parse(fixture::ALPHA.as_bytes(), Path::new("alpha.json"), Some(16))
-        .unwrap();
+    let index =
+        SidIndex::parse(fixture::ALPHA.as_bytes(), Path::new("alpha.json"), Some(16)).unwrap();
     let collisions = Collisions::new(&index);
     let interactions = Interactions::from_sequences(
         Path::new("i.json"),

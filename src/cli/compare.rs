@@ -4,17 +4,17 @@
 
 use std::path::PathBuf;
 
+use crate::load::Interactions;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
+use crate::metrics::Decode;
 use crate::pairwise::TestSettings;
 use crate::report::compare::{
     CompareReportJson, MARK, mark_legend, report_flip_lines, report_table,
 };
 use crate::report::{csv, latex, markdown, text};
 use crate::significance::{Correction, PairedOptions};
-use crate::load::Interactions;
-use crate::metrics::Decode;
 use crate::usecase::compare_tokenizers_decoded;
 
 use super::Globals;

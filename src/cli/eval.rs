@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use crate::collision::Collisions;
 use crate::load::dataset::{interactions_of_index, paper_results_of};
-use crate::load::{Interactions, SidIndex};
 use crate::load::paper_results::{Disagreement, PaperResults};
+use crate::load::{Interactions, SidIndex};
 use crate::metrics::{Compat, Decode, DecodedAccumulator, Decoder, Evaluator};
 use crate::popularity::Popularity;
 use crate::report::eval::{self as report, DecodedJson, EvalJson};

@@ -59,9 +59,14 @@ impl FromStr for Decode {
             "cce" => Ok(Decode::Cce),
             "popular" => Ok(Decode::Popular),
             other => match other.strip_prefix("random:") {
-                Some(seed) => seed.parse().map(|seed| Decode::Random { seed }).map_err(|_| {
-                    format!("random:SEED needs a whole number of at least 0 as seed, not {seed:?}")
-                }),
+                Some(seed) => seed
+                    .parse()
+                    .map(|seed| Decode::Random { seed })
+                    .map_err(|_| {
+                        format!(
+                            "random:SEED needs a whole number of at least 0 as seed, not {seed:?}"
+                        )
+                    }),
                 None if other == "random" => {
                     Err("random decoding needs a seed: random:SEED, e.g. random:0".into())
                 }
@@ -342,7 +347,10 @@ mod tests {
         let pop = Popularity::from_counts(vec![0, 1, 5, 0, 3, 3]);
         let d = Decoder::popular(&index, &collisions, &pop);
         let g = |p: usize| collisions.group_of(p);
-        assert_eq!((d.item_of(g(1)), d.item_of(g(3)), d.item_of(g(0))), (2, 4, 0));
+        assert_eq!(
+            (d.item_of(g(1)), d.item_of(g(3)), d.item_of(g(0))),
+            (2, 4, 0)
+        );
         let beams = r#""beam_sids": ["<a_3><b_3>", "<a_2><b_2>"]"#;
         let hit = outcome(
             &index,
@@ -363,7 +371,10 @@ mod tests {
         assert_eq!((hit.item_hit(4), miss.item_hit(4)), (0.5, 0.5));
         let s = d.summarize(&[hit, miss], &[1, 2]);
         assert_eq!((s.values[0].hit, s.values[1].hit), (0.0, 0.5));
-        assert_eq!((s.users_decoded_to_target, s.users_without_target_item), (1, 0));
+        assert_eq!(
+            (s.users_decoded_to_target, s.users_without_target_item),
+            (1, 0)
+        );
     }
 
     #[test]

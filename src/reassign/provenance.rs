@@ -127,7 +127,8 @@ pub fn remedy_of(index: &Path) -> Option<String> {
         });
     }
     let paper = super::paper_sidecars::read_zcr_mode(index);
-    (paper != super::paper_sidecars::ZcrMode::unknown()).then(|| format!("zcr_mode {paper} (paper sidecar)"))
+    (paper != super::paper_sidecars::ZcrMode::unknown())
+        .then(|| format!("zcr_mode {paper} (paper sidecar)"))
 }
 
 #[cfg(test)]

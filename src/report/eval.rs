@@ -111,11 +111,22 @@ impl DecodedJson {
             }
         }
         let mut recovered = Vec::new();
-        for (k, (v, d)) in summary.ks.iter().zip(summary.values.iter().zip(&decoded.values)) {
+        for (k, (v, d)) in summary
+            .ks
+            .iter()
+            .zip(summary.values.iter().zip(&decoded.values))
+        {
             recovered.push((format!("Hit@{k}"), recovered_pct(v.hit, v.item_hit, d.hit)));
         }
-        for (k, (v, d)) in summary.ks.iter().zip(summary.values.iter().zip(&decoded.values)) {
-            recovered.push((format!("NDCG@{k}"), recovered_pct(v.ndcg, v.item_ndcg, d.ndcg)));
+        for (k, (v, d)) in summary
+            .ks
+            .iter()
+            .zip(summary.values.iter().zip(&decoded.values))
+        {
+            recovered.push((
+                format!("NDCG@{k}"),
+                recovered_pct(v.ndcg, v.item_ndcg, d.ndcg),
+            ));
         }
         DecodedJson {
             decoded_metrics: MetricMap(metrics),

@@ -113,12 +113,18 @@ pub fn dead_code_lines(s: &IndexStats, limit: usize) -> String {
 
 /// Benign collisions and the popularity tiers as (field, value) rows.
 pub fn interactions_overview(d: &CollisionInteractions) -> Table {
-    let mut t = Table::new(&[("from the interactions", Align::Left), ("value", Align::Right)]);
+    let mut t = Table::new(&[
+        ("from the interactions", Align::Left),
+        ("value", Align::Right),
+    ]);
     let b = &d.benign;
     let rows = [
         (
             "training interactions".to_string(),
-            format!("{} (last {} per user held out)", d.training_interactions, d.held_out),
+            format!(
+                "{} (last {} per user held out)",
+                d.training_interactions, d.held_out
+            ),
         ),
         (
             "items in collisions co-occurring (benign)".to_string(),

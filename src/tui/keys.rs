@@ -880,7 +880,10 @@ pub fn help_sections() -> Vec<(&'static str, Vec<&'static Binding>)> {
         ),
         ("While typing", pick(&|b| b.scope == Scope::Typing)),
         ("In the item view", pick(&|b| b.scope == Scope::Item)),
-        ("In the codebook view", pick(&|b| b.scope == Scope::Codebook)),
+        (
+            "In the codebook view",
+            pick(&|b| b.scope == Scope::Codebook),
+        ),
         ("In this help", pick(&|b| b.scope == Scope::Help)),
     ]
 }

@@ -7,8 +7,8 @@ use crate::compare::{Comparison, Entry, rank};
 use crate::error::Result;
 use crate::load::{Interactions, SidIndex, TokenizerFiles};
 use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
-use crate::popularity::Popularity;
 use crate::pairwise::{PairTest, TestSettings, find, test_pairs};
+use crate::popularity::Popularity;
 use crate::progress::{Progress, check_cancelled};
 use crate::seeds::{SeededEvaluation, check_paired};
 
