@@ -6,6 +6,7 @@
 
 pub mod collab;
 pub mod collision;
+pub mod collision_interactions;
 pub mod compare;
 pub mod diff;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod metrics;
 pub mod neighbours;
 pub mod pairwise;
 pub mod plot;
+pub mod popularity;
 pub mod progress;
 pub mod projection;
 pub mod random;

@@ -60,8 +60,13 @@ pub struct LevelStats {
     pub entropy_bits: f64,
     /// Entropy divided by log2(V): 1 means perfectly uniform usage.
     pub normalized_entropy: f64,
+    /// Perplexity of the code usage, 2^entropy: the number of equally used codes that would
+    /// give the same entropy (V when usage is uniform, 1 when every item has one code).
+    pub perplexity: f64,
     /// Gini coefficient of usage over all V codes (unused codes count as 0): 0 is uniform.
     pub gini: f64,
+    /// The codes in 0..V no item uses at this level (dead codes, codebook collapse), ascending.
+    pub dead_codes: Vec<usize>,
     /// Distinct prefixes made of the codes up to and including this level.
     pub distinct_prefixes: usize,
     /// Items whose prefix up to this level is shared with another item.
@@ -133,6 +138,7 @@ fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> Level
             -p * p.log2()
         })
         .sum();
+    let dead_codes = (0..v).filter(|&c| counts[c] == 0).collect();
     let runs = collisions.runs_at_depth(level + 1);
     let items_in_prefix_collisions = runs
         .iter()
@@ -149,7 +155,9 @@ fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> Level
         } else {
             0.0
         },
+        perplexity: entropy_bits.exp2(),
         gini: gini(&mut counts),
+        dead_codes,
         distinct_prefixes: runs.len(),
         items_in_prefix_collisions,
         prefix_collision_rate: items_in_prefix_collisions as f64 / n as f64,
@@ -198,6 +206,10 @@ mod tests {
         assert_eq!(s.levels[0].items_in_prefix_collisions, 4);
         assert_eq!(s.levels[1].items_in_prefix_collisions, 3);
         assert!((s.levels[0].entropy_bits - 0.7219280948873623).abs() < 1e-12);
+        // Level a uses codes 1 (4 items) and 2 (1 item) of V = 4: perplexity 2^0.722 ≈ 1.65.
+        assert!((s.levels[0].perplexity - 0.7219280948873623f64.exp2()).abs() < 1e-12);
+        assert_eq!(s.levels[0].dead_codes, [0, 3]);
+        assert_eq!(s.levels[1].dead_codes, [3]);
     }
 
     #[test]

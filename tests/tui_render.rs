@@ -387,3 +387,50 @@ fn scatter_zoomed_coloured_by_prefix_with_neighbours() {
     assert!(text.contains("zoom ×2"), "{text}");
     insta::assert_snapshot!("scatter_zoomed_160x48", draw(&app).backend());
 }
+
+#[test]
+fn codebook_view_with_and_without_interactions() {
+    use sidlens::collision::Collisions;
+    use sidlens::collision_interactions::CollisionInteractions;
+    use sidlens::load::{Interactions, SidIndex};
+    use sidlens::tui::data::TokenizerData;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    let mut app = loaded(80, 24);
+    app.update(Action::ToggleCodebook);
+    insta::assert_snapshot!("codebook_80x24", draw(&app).backend());
+    let text = screen(&app);
+    assert!(text.contains("no sidecar says"), "{text}");
+    assert!(text.contains("sidlens stats --interactions"), "{text}");
+
+    let index =
+        SidIndex::parse(fixture::ALPHA.as_bytes(), Path::new("alpha.json"), Some(16)).unwrap();
+    let collisions = Collisions::new(&index);
+    let interactions = Interactions::from_sequences(
+        Path::new("i.json"),
+        (0..6).map(|u| {
+            let items: Vec<String> = (0..5).map(|k| ((u * 3 + k * k) % 16).to_string()).collect();
+            (format!("u{u}"), items)
+        }),
+    )
+    .unwrap();
+    let mut data = TokenizerData::from_parts(index, collisions, None);
+    data.interactions = Some(CollisionInteractions::compute(
+        &data.index,
+        &data.collisions,
+        &interactions,
+    ));
+    data.remedy = Some("zcr optimal · over capacity: append".into());
+    let _ = app.on_job(JobMsg {
+        target: Topic::Index(0),
+        generation: 0,
+        event: JobEvent::Done(tui::jobs::Payload::Index(Arc::new(data))),
+    });
+    insta::assert_snapshot!("codebook_interactions_80x24", draw(&app).backend());
+    let text = screen(&app);
+    assert!(text.contains("benign:"), "{text}");
+    assert!(text.contains("over capacity: append"), "{text}");
+    app.update(Action::ToggleCodebook);
+    assert!(!screen(&app).contains("Codebook ·"));
+}

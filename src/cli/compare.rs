@@ -4,16 +4,18 @@
 
 use std::path::PathBuf;
 
+use crate::load::Interactions;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
+use crate::metrics::Decode;
 use crate::report::compare::{CompareReportJson, mark_legend, report_flip_lines, report_table};
 use crate::report::document::{Document, TableStyle};
 use crate::significance::PairedOptions;
-use crate::usecase::compare_tokenizers;
+use crate::usecase::compare_tokenizers_decoded;
 
 use super::Globals;
-use super::eval::{CompatArg, parse_k};
+use super::eval::{CompatArg, parse_decode, parse_k};
 use super::print::print_json;
 use super::progress::Bar;
 use super::significance_args::SignificanceArgs;
@@ -56,13 +58,30 @@ pub struct Args {
     significance: SignificanceArgs,
     #[command(flatten)]
     format: TableFormat,
+    /// Item-level credit shown beside CCE: `cce` (none), `popular` (each SID decodes to its
+    /// most popular item in the training interactions) or `random:SEED`.
+    #[arg(long, value_name = "MODE", default_value = "cce", value_parser = parse_decode)]
+    decode: Decode,
+    /// Interactions for `--decode popular` (default: DIR's `<DS>.inter.json`).
+    #[arg(long, value_name = "FILE")]
+    interactions: Option<PathBuf>,
 }
 
 /// Runs `sidlens compare`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let runs = match &args.dir {
-        Some(dir) => Dataset::discover(dir, args.beams_dir.as_deref())?.tokenizers(),
-        None => args.run.clone(),
+    let (runs, dataset_interactions) = match &args.dir {
+        Some(dir) => {
+            let ds = Dataset::discover(dir, args.beams_dir.as_deref())?;
+            (ds.tokenizers(), ds.interactions)
+        }
+        None => (args.run.clone(), None),
+    };
+    let interactions = match args.interactions.clone().or(dataset_interactions) {
+        Some(path) if args.decode.needs_popularity() => Some(Interactions::load(&path)?),
+        None if args.decode.needs_popularity() => anyhow::bail!(
+            "--decode popular needs --interactions FILE (its training part, all but each user's last two items, gives the popularity)"
+        ),
+        _ => None,
     };
     if let Some(name) = duplicate_name(&runs) {
         anyhow::bail!("two tokenizers are named {name:?}; give each --run its own NAME");
@@ -75,12 +94,13 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         seed: args.seed,
     });
     let bar = Bar::new(globals.quiet);
-    let report = compare_tokenizers(
+    let report = compare_tokenizers_decoded(
         &runs,
         &ks,
         args.compat.into(),
         args.codebook_size,
         settings,
+        (args.decode, interactions.as_ref()),
         &bar,
     )?;
     drop(bar);

@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 
 use crate::collision::Collisions;
-use crate::load::SidIndex;
-use crate::load::dataset::paper_results_of;
+use crate::load::dataset::{interactions_of_index, paper_results_of};
 use crate::load::paper_results::{Disagreement, PaperResults};
-use crate::metrics::{Compat, Evaluator};
+use crate::load::{Interactions, SidIndex};
+use crate::metrics::{Compat, Decode, DecodedAccumulator, Decoder, Evaluator};
+use crate::popularity::Popularity;
 use crate::report::document::Document;
-use crate::report::eval::{self as report, EvalJson};
+use crate::report::eval::{self as report, DecodedJson, EvalJson};
 use crate::report::percent;
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
@@ -46,8 +47,23 @@ pub struct Args {
     /// Also list the N collision groups over-credited most at the largest K.
     #[arg(long, value_name = "N")]
     groups: Option<usize>,
+    /// Item-level credit shown beside CCE (never instead of it): `cce` (none), `popular`
+    /// (each SID decodes to its most popular item in the training interactions, ties by id)
+    /// or `random:SEED` (to one of its items, drawn once per SID with the seeded generator).
+    #[arg(long, value_name = "MODE", default_value = "cce", value_parser = parse_decode)]
+    decode: Decode,
+    /// Interactions `{"user": [items...]}` for `--decode popular`; their training part (all
+    /// but each user's last two items) gives the popularity. Default: the `<DS>.inter.json` of
+    /// the index's dataset folder (`<DS>/indexes/<VARIANT>/<DS>.index.json`).
+    #[arg(long, value_name = "FILE")]
+    interactions: Option<PathBuf>,
     #[command(flatten)]
     format: TableFormat,
+}
+
+/// Parses `--decode`, so a bad mode is a usage error.
+pub fn parse_decode(s: &str) -> Result<Decode, String> {
+    s.parse()
 }
 
 /// The `--compat` choices.
@@ -82,6 +98,9 @@ pub fn parse_k(s: &str) -> Result<usize, String> {
 struct WithPaper {
     #[serde(flatten)]
     eval: EvalJson,
+    decode: Decode,
+    #[serde(flatten)]
+    decoded: Option<DecodedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     paper_results: Option<PaperCheck>,
 }
@@ -148,6 +167,29 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let collisions = Collisions::new(&index);
+    let popularity = if args.decode.needs_popularity() {
+        let path = match args.interactions.clone() {
+            Some(p) => p,
+            None => interactions_of_index(&args.index).context(
+                "--decode popular needs --interactions FILE (no <DS>.inter.json beside the index's indexes/ folder); its training part, all but each user's last two items, gives the popularity",
+            )?,
+        };
+        let interactions = Interactions::load(&path)?;
+        let p = Popularity::training(&index, &interactions);
+        if !globals.quiet {
+            eprintln!(
+                "popularity: {} training interactions from {} (each user's last 2 held out; {} with items not in the index)",
+                p.n_counted,
+                path.display(),
+                p.n_unknown
+            );
+        }
+        Some(p)
+    } else {
+        None
+    };
+    let decoder = Decoder::new(args.decode, &index, &collisions, popularity.as_ref());
+    let mut decoded = decoder.as_ref().map(|d| DecodedAccumulator::new(d, &ks));
     let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into())
         .with_beams_scheme(globals.sid_format);
     let bar = Bar::new(globals.quiet);
@@ -157,7 +199,12 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             &ks,
             args.groups.is_some(),
             &bar,
-            |_, _| Ok(()),
+            |_, outcome| {
+                if let Some(acc) = decoded.as_mut() {
+                    acc.add(outcome);
+                }
+                Ok(())
+            },
         )?,
         Some(out) => {
             let mut failure = None;
@@ -169,7 +216,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
                     args.groups.is_some(),
                     &bar,
                     |user, outcome| {
-                        report::write_user_line(w, user, outcome, &index, &ks)
+                        if let Some(acc) = decoded.as_mut() {
+                            acc.add(outcome);
+                        }
+                        report::write_user_line(w, user, outcome, &index, &ks, decoder.as_ref())
                             .map_err(|e| crate::Error::io(out, e))
                     },
                 );
@@ -198,6 +248,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         }
     };
     drop(bar);
+    let decoded = decoded.map(DecodedAccumulator::finish);
     let warnings = crate::metrics::eval_warnings(&summary);
     for w in &warnings {
         super::print::message(&format!("warning: {w}"));
@@ -232,6 +283,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         );
         return print_json(&WithPaper {
             eval: doc,
+            decode: args.decode,
+            decoded: decoded.as_ref().map(|d| DecodedJson::new(&summary, d)),
             paper_results: paper,
         });
     }
@@ -251,6 +304,17 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         percent(collision_rate),
     ));
     doc.table(report::table(&summary));
+    if let Some(d) = &decoded {
+        doc.prose(format!(
+            "\nitem credit inside collision groups: CCE (1/G each) against decoding each SID to one item ({}); recovered = share of the inflation won back\n",
+            d.decode
+        ));
+        doc.table(report::decoded_table(&summary, d));
+        doc.prose(format!(
+            "{} of {} users' target SIDs decode to the target item\n",
+            d.users_decoded_to_target, d.n_users
+        ));
+    }
     let mut notes = String::from("\n");
     notes.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
     for w in &warnings {

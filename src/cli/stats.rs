@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use crate::collision::Collisions;
-use crate::load::SidIndex;
+use crate::collision_interactions::{CollisionInteractions, tier_split_text};
+use crate::load::{Interactions, SidIndex};
 use crate::reassign::paper_sidecars::{ZcrMode, read_zcr_mode};
 use crate::report;
 use crate::report::document::Document;
@@ -23,6 +24,10 @@ pub struct Args {
     /// Codebook size V (default: the largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
+    /// Interactions `{"user": [items...]}`: adds benign collisions (items of a group that
+    /// co-occur in some user's training history) and head/mid/tail items over collision groups.
+    #[arg(long, value_name = "FILE")]
+    interactions: Option<PathBuf>,
     #[command(flatten)]
     format: TableFormat,
 }
@@ -34,18 +39,45 @@ struct Output<'a> {
     stats: &'a IndexStats,
     sid_format: String,
     zcr_mode: ZcrMode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interactions: Option<InteractionsJson<'a>>,
+}
+
+/// `stats --json --interactions FILE`: the file and what it says about the collisions.
+#[derive(Serialize)]
+struct InteractionsJson<'a> {
+    path: String,
+    #[serde(flatten)]
+    diagnostics: &'a CollisionInteractions,
 }
 
 /// Runs `sidlens stats`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
-    let stats = IndexStats::compute(&index, &Collisions::new(&index));
+    let collisions = Collisions::new(&index);
+    let stats = IndexStats::compute(&index, &collisions);
     let zcr_mode = read_zcr_mode(&args.index);
+    let diagnostics = match &args.interactions {
+        Some(path) => Some(CollisionInteractions::compute(
+            &index,
+            &collisions,
+            &Interactions::load(path)?,
+        )),
+        None => None,
+    };
     if args.format.json {
         return print_json(&Output {
             stats: &stats,
             sid_format: index.scheme().example(),
             zcr_mode,
+            interactions: args
+                .interactions
+                .as_ref()
+                .zip(diagnostics.as_ref())
+                .map(|(p, d)| InteractionsJson {
+                    path: p.display().to_string(),
+                    diagnostics: d,
+                }),
         });
     }
     if args.format.csv {
@@ -68,7 +100,15 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     doc.table(overview);
     doc.prose("\n");
     doc.table(report::stats::levels(&stats));
+    doc.prose(report::stats::dead_code_lines(&stats, 32));
     doc.prose("\n");
     doc.table(report::stats::histogram(&stats));
+    if let Some(d) = &diagnostics {
+        doc.prose("\n");
+        doc.table(report::stats::interactions_overview(d));
+        doc.prose("\n");
+        doc.table(report::stats::tiers(d));
+        doc.prose(format!("{}\n", tier_split_text()));
+    }
     args.format.print(&doc)
 }

@@ -34,6 +34,17 @@ pub fn paper_results_of(beams: &Path) -> Option<PathBuf> {
     existing(beams.with_file_name(format!("{variant}.json")))
 }
 
+/// The interactions of the dataset an index belongs to in the CollisionGenRec layout:
+/// `ROOT/<DS>.inter.json` for an index at `ROOT/indexes/<VARIANT>/<DS>.index.json`.
+pub fn interactions_of_index(index: &Path) -> Option<PathBuf> {
+    let ds = index.file_name()?.to_str()?.strip_suffix(".index.json")?;
+    let indexes = index.parent()?.parent()?;
+    if indexes.file_name()? != "indexes" {
+        return None;
+    }
+    existing(indexes.parent()?.join(format!("{ds}.inter.json")))
+}
+
 /// Beams file names of a variant: sidlens's and the reference fixtures' `.per_user`, and
 /// the paper's `test.py --save_per_user` `_per_user`.
 const BEAM_SUFFIXES: [&str; 4] = [

@@ -392,6 +392,7 @@ impl<'a> Evaluator<'a> {
             repeat_ranks: Box::default(),
             item_block: rank.map(|r| ItemBlock { before: r, size: 1 }),
             prefix_ranks: Box::default(),
+            ranked_items: true,
         };
         Scored { outcome, anomalies }
     }

@@ -5,6 +5,7 @@
 //! (means over users, per-group credit), `lookup` (SID → collision group).
 
 mod aggregate;
+mod decode;
 mod evaluator;
 mod kind;
 mod lookup;
@@ -12,6 +13,9 @@ mod outcome;
 mod warnings;
 
 pub use aggregate::{Accumulator, Credit, CreditIndex, EvalSummary, Evaluation, GroupCredit};
+pub use decode::{
+    Decode, DecodedAccumulator, DecodedSummary, DecodedValues, Decoder, recovered_pct,
+};
 pub use evaluator::{Anomalies, Evaluator, Scored};
 pub use kind::Metric;
 pub use outcome::{ItemBlock, MetricValues, UserOutcome, inflation_pct};

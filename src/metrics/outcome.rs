@@ -32,6 +32,8 @@ pub struct UserOutcome {
     /// For each SID depth d = 1..L−1, the first rank whose SID shares the target's first d
     /// codes (`u32::MAX`: none does); empty for ranked-item records, which have no SIDs.
     pub prefix_ranks: Box<[u32]>,
+    /// The record ranked items, not SIDs: its list is already decoded.
+    pub ranked_items: bool,
 }
 
 impl UserOutcome {

@@ -108,9 +108,59 @@ pub fn sidecar_path(out: &Path) -> std::path::PathBuf {
     name.into()
 }
 
+/// How the index at `index` was reassigned, in words, when a sidecar says so: sidlens's
+/// `<index>.zcr.json` gives the mode and the over-capacity remedy (`zcr optimal · over
+/// capacity: append`), else the paper's `<DS>.zcr_provenance.json` its `zcr_mode`.
+pub fn remedy_of(index: &Path) -> Option<String> {
+    let ours = std::fs::read(sidecar_path(index))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+    if let Some(doc) = ours
+        && let Some(mode) = doc.get("mode").and_then(|m| m.as_str())
+    {
+        let policy = doc
+            .pointer("/totals/over_capacity/policy")
+            .and_then(|p| p.as_str());
+        return Some(match policy {
+            Some(p) => format!("zcr {mode} · over capacity: {p}"),
+            None => format!("zcr {mode}"),
+        });
+    }
+    let paper = super::paper_sidecars::read_zcr_mode(index);
+    (paper != super::paper_sidecars::ZcrMode::unknown())
+        .then(|| format!("zcr_mode {paper} (paper sidecar)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remedy_comes_from_our_sidecar_then_the_papers() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("D.index.json");
+        assert_eq!(remedy_of(&index), None);
+        std::fs::write(
+            dir.path().join("D.zcr_provenance.json"),
+            r#"{"zcr_mode": "greedy", "schema_version": 1}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            remedy_of(&index).as_deref(),
+            Some("zcr_mode greedy (paper sidecar)")
+        );
+        std::fs::write(
+            sidecar_path(&index),
+            r#"{"mode": "mql4grec", "totals": {"over_capacity": {"policy": "two-level"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            remedy_of(&index).as_deref(),
+            Some("zcr mql4grec · over capacity: two-level")
+        );
+        std::fs::write(sidecar_path(&index), r#"{"mode": "optimal", "totals": {}}"#).unwrap();
+        assert_eq!(remedy_of(&index).as_deref(), Some("zcr optimal"));
+    }
 
     #[test]
     fn small_files_are_hashed() {

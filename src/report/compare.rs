@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::eval::MetricMap;
 use super::{Align, Table, metric, percent, signed_percent};
 use crate::compare::{Comparison, Flip, NdcgFlip, Row};
-use crate::metrics::{Compat, Metric, MetricValues};
+use crate::metrics::{Compat, Decode, DecodedValues, Metric, MetricValues, recovered_pct};
 use crate::pairwise::{PairTest, find};
 use crate::significance::Correction;
 use crate::usecase::CompareReport;
@@ -211,6 +211,21 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
             format!("inflation@{}", c.k)
         };
         columns.push((inflation, Align::Right));
+        if r.decode != Decode::Cce {
+            let (hit, recovered) = if raw {
+                (
+                    format!("DecodedHit@{} ({})", c.k, r.decode),
+                    format!("Hit@{} inflation recovered (%)", c.k),
+                )
+            } else {
+                (
+                    format!("{} Hit@{}", r.decode, c.k),
+                    format!("recovered@{}", c.k),
+                )
+            };
+            columns.push((hit, Align::Right));
+            columns.push((recovered, Align::Right));
+        }
         columns.push((format!("rank Hit@{}", c.k), Align::Right));
         columns.push((format!("rank ItemHit@{}", c.k), Align::Right));
     }
@@ -230,7 +245,7 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
         if seeded {
             cells.push(row.n_seeds.to_string());
         }
-        for c in &r.comparisons {
+        for (ci, c) in r.comparisons.iter().enumerate() {
             let row = &c.rows[i];
             for m in Metric::COMPARED {
                 let value = row.values.map(|v| pick(&v, m));
@@ -265,6 +280,21 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
                 (Some(_), true) => row.inflation_pct.map_or(MISSING.into(), |p| p.to_string()),
                 (Some(_), false) => signed_percent(row.inflation_pct),
             });
+            if r.decode != Decode::Cce {
+                let decoded = decoded_of(r, ci, i);
+                let recovered = decoded_recovered(row.values, decoded);
+                match (decoded, raw) {
+                    (None, _) => cells.extend([MISSING.into(), MISSING.into()]),
+                    (Some(d), true) => {
+                        cells.push(d.hit.to_string());
+                        cells.push(recovered.map_or(MISSING.into(), |p| p.to_string()));
+                    }
+                    (Some(d), false) => {
+                        cells.push(metric(d.hit));
+                        cells.push(recovered.map_or(MISSING.into(), |p| format!("{p:.1}%")));
+                    }
+                }
+            }
             let rank = |v: Option<usize>| v.map_or(MISSING.to_string(), |r| r.to_string());
             cells.push(rank(row.rank_hit));
             cells.push(rank(row.rank_item_hit));
@@ -272,6 +302,17 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
         t.push(cells);
     }
     t
+}
+
+/// The decoded credit of tokenizer `row` at comparison `c`.
+fn decoded_of(r: &CompareReport, c: usize, row: usize) -> Option<DecodedValues> {
+    r.decoded.get(c)?.get(row).copied().flatten()
+}
+
+/// Share of the Hit inflation the decoding recovers, in percent.
+fn decoded_recovered(values: Option<MetricValues>, decoded: Option<DecodedValues>) -> Option<f64> {
+    let (v, d) = (values?, decoded?);
+    recovered_pct(v.hit, v.item_hit, d.hit)
 }
 
 fn pick(v: &MetricValues, m: Metric) -> f64 {
@@ -380,6 +421,21 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// Tokenizer `row`'s decoded credit at every K, or `None` with `cce` or without beams.
+fn decoded_map(r: &CompareReport, row: usize) -> Option<MetricMap> {
+    let values: Vec<DecodedValues> = (0..r.comparisons.len())
+        .map(|c| decoded_of(r, c, row))
+        .collect::<Option<_>>()?;
+    let mut entries = Vec::new();
+    for slot in 0..DecodedValues::default().named().len() {
+        for (c, v) in r.comparisons.iter().zip(&values) {
+            let (name, value) = v.named()[slot];
+            entries.push((format!("{name}@{}", c.k), Some(value)));
+        }
+    }
+    Some(MetricMap(entries))
+}
+
 /// The `sidlens compare --json` document for several K, seeds and tests.
 #[derive(Serialize)]
 pub struct CompareReportJson<'a> {
@@ -389,6 +445,8 @@ pub struct CompareReportJson<'a> {
     pub ks: Vec<usize>,
     /// `faithful` or `cce-py`.
     pub compat: Compat,
+    /// The alternative item-level credit beside CCE: `cce` (none), `popular` or `random:SEED`.
+    pub decode: Decode,
     /// One object per tokenizer.
     pub rows: Vec<ReportRowJson<'a>>,
     /// Pairs ranked in opposite orders by Hit@K and ItemHit@K, at every K.
@@ -424,6 +482,12 @@ pub struct ReportRowJson<'a> {
     pub metrics_std: Option<MetricMap>,
     /// `"Hit@K"`: (Hit − ItemHit) / ItemHit · 100 for every K.
     pub inflation_pct: MetricMap,
+    /// With `--decode popular|random:SEED`: `"DecodedHit@K"`, `"DecodedNDCG@K"`,
+    /// `"DecodedMRR@K"` for every K (means over seeds); null with `cce` or without beams.
+    pub decoded: Option<MetricMap>,
+    /// With a decoding: `"Hit@K"`: (DecodedHit − ItemHit) / (Hit − ItemHit) · 100, the share
+    /// of the inflation the decoding recovers (null without inflation); null with `cce`.
+    pub decoded_recovered_pct: Option<MetricMap>,
     /// Rank by Hit at the first K (1 = best), or null.
     pub rank_hit: Option<usize>,
     /// Rank by ItemHit at the first K, or null.
@@ -484,6 +548,21 @@ impl<'a> CompareReportJson<'a> {
                         .map(|c| (format!("Hit@{}", c.k), c.rows[i].inflation_pct))
                         .collect(),
                 ),
+                decoded: decoded_map(r, i),
+                decoded_recovered_pct: (r.decode != Decode::Cce).then(|| {
+                    MetricMap(
+                        r.comparisons
+                            .iter()
+                            .enumerate()
+                            .map(|(ci, c)| {
+                                (
+                                    format!("Hit@{}", c.k),
+                                    decoded_recovered(c.rows[i].values, decoded_of(r, ci, i)),
+                                )
+                            })
+                            .collect(),
+                    )
+                }),
                 rank_hit: row.rank_hit,
                 rank_item_hit: row.rank_item_hit,
                 ranks: r
@@ -503,6 +582,7 @@ impl<'a> CompareReportJson<'a> {
             k: first.k,
             ks: r.comparisons.iter().map(|c| c.k).collect(),
             compat: first.compat,
+            decode: r.decode,
             rows,
             flips: r
                 .comparisons

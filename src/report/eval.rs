@@ -9,7 +9,10 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::{Align, Table, metric, raw, signed_percent};
 use crate::collision::Collisions;
 use crate::load::SidIndex;
-use crate::metrics::{Anomalies, Compat, EvalSummary, GroupCredit, MetricValues, UserOutcome};
+use crate::metrics::{
+    Anomalies, Compat, DecodedSummary, Decoder, EvalSummary, GroupCredit, MetricValues,
+    UserOutcome, recovered_pct,
+};
 use crate::report::groups::items_in_id_order;
 use crate::sid;
 
@@ -88,6 +91,91 @@ pub fn csv_table(summary: &EvalSummary) -> Table {
         t.push(row);
     }
     t
+}
+
+/// CCE's item-level credit beside a decoded one, one row per K: ItemHit against DecodedHit
+/// and the share of the Hit inflation the decoding recovers, the same for NDCG, and MRR.
+pub fn decoded_table(summary: &EvalSummary, decoded: &DecodedSummary) -> Table {
+    let d = decoded.decode;
+    let mut t = Table::new(&[
+        ("K", Align::Right),
+        ("Hit", Align::Right),
+        ("ItemHit (cce)", Align::Right),
+        (&format!("Hit ({d})"), Align::Right),
+        ("recovered", Align::Right),
+        ("NDCG", Align::Right),
+        ("ItemNDCG (cce)", Align::Right),
+        (&format!("NDCG ({d})"), Align::Right),
+        ("recovered", Align::Right),
+        (&format!("MRR ({d})"), Align::Right),
+    ]);
+    let pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
+    for ((&k, v), dv) in summary.ks.iter().zip(&summary.values).zip(&decoded.values) {
+        t.push(vec![
+            k.to_string(),
+            metric(v.hit),
+            metric(v.item_hit),
+            metric(dv.hit),
+            pct(recovered_pct(v.hit, v.item_hit, dv.hit)),
+            metric(v.ndcg),
+            metric(v.item_ndcg),
+            metric(dv.ndcg),
+            pct(recovered_pct(v.ndcg, v.item_ndcg, dv.ndcg)),
+            metric(dv.mrr),
+        ]);
+    }
+    t
+}
+
+/// The decoded credit in `eval --json --decode popular|random:SEED`, beside `metrics`.
+#[derive(serde::Serialize)]
+pub struct DecodedJson {
+    /// `"DecodedHit@K"`, `"DecodedNDCG@K"`, `"DecodedMRR@K"` for every K.
+    pub decoded_metrics: MetricMap,
+    /// `"Hit@K"` and `"NDCG@K"`: (decoded − CCE item-level) / (SID-level − CCE item-level)
+    /// · 100, the share of the inflation the decoding recovers (null without inflation).
+    pub decoded_recovered_pct: MetricMap,
+    /// Users whose target's SID decodes to the target item.
+    pub users_decoded_to_target: u64,
+    /// Users whose record names no target item the index has (they score 0 decoded).
+    pub users_without_target_item: u64,
+}
+
+impl DecodedJson {
+    /// Builds the decoded part of the document.
+    pub fn new(summary: &EvalSummary, decoded: &DecodedSummary) -> Self {
+        let mut metrics = Vec::new();
+        for slot in 0..3 {
+            for (k, v) in decoded.ks.iter().zip(&decoded.values) {
+                let (name, value) = v.named()[slot];
+                metrics.push((format!("{name}@{k}"), Some(value)));
+            }
+        }
+        let mut recovered = Vec::new();
+        for (k, (v, d)) in summary
+            .ks
+            .iter()
+            .zip(summary.values.iter().zip(&decoded.values))
+        {
+            recovered.push((format!("Hit@{k}"), recovered_pct(v.hit, v.item_hit, d.hit)));
+        }
+        for (k, (v, d)) in summary
+            .ks
+            .iter()
+            .zip(summary.values.iter().zip(&decoded.values))
+        {
+            recovered.push((
+                format!("NDCG@{k}"),
+                recovered_pct(v.ndcg, v.item_ndcg, d.ndcg),
+            ));
+        }
+        DecodedJson {
+            decoded_metrics: MetricMap(metrics),
+            decoded_recovered_pct: MetricMap(recovered),
+            users_decoded_to_target: decoded.users_decoded_to_target,
+            users_without_target_item: decoded.users_without_target_item,
+        }
+    }
 }
 
 /// What had to be corrected, one line each, for the text report.
@@ -388,13 +476,15 @@ impl EvalJson {
 }
 
 /// Writes one user's line of `eval --per-user` JSON Lines: the user's number, target item,
-/// rank (1-based) and block (P, G), then Hit, NDCG, MRR, ItemHit, ItemNDCG, ItemMRR at every K.
+/// rank (1-based) and block (P, G), then Hit, NDCG, MRR, ItemHit, ItemNDCG, ItemMRR at every K
+/// and, with a decoder, DecodedHit, DecodedNDCG, DecodedMRR at every K.
 pub fn write_user_line(
     out: &mut dyn Write,
     user: usize,
     o: &UserOutcome,
     index: &SidIndex,
     ks: &[usize],
+    decoder: Option<&Decoder>,
 ) -> io::Result<()> {
     write!(out, "{{\"user\": {user}, \"target_item\": ")?;
     match o.target_item {
@@ -415,6 +505,16 @@ pub fn write_user_line(
             let (name, value) = v.named()[metric];
             write!(out, ", \"{name}@{k}\": ")?;
             serde_json::to_writer(&mut *out, &value)?;
+        }
+    }
+    if let Some(d) = decoder {
+        let values: Vec<_> = ks.iter().map(|&k| d.values(o, k)).collect();
+        for slot in 0..3 {
+            for (k, v) in ks.iter().zip(&values) {
+                let (name, value) = v.named()[slot];
+                write!(out, ", \"{name}@{k}\": ")?;
+                serde_json::to_writer(&mut *out, &value)?;
+            }
         }
     }
     out.write_all(b"}\n")

@@ -1,6 +1,7 @@
 //! The `stats` report: an overview table and a per-level table.
 
 use super::{Align, Table, percent, raw};
+use crate::collision_interactions::CollisionInteractions;
 use crate::stats::IndexStats;
 
 /// Overview of an index as (field, value) rows.
@@ -82,6 +83,8 @@ pub fn levels(s: &IndexStats) -> Table {
         ("util", Align::Right),
         ("entropy (bits)", Align::Right),
         ("norm. entropy", Align::Right),
+        ("perplexity", Align::Right),
+        ("dead codes", Align::Right),
         ("gini", Align::Right),
         ("prefixes", Align::Right),
         ("prefix collision rate", Align::Right),
@@ -93,6 +96,8 @@ pub fn levels(s: &IndexStats) -> Table {
             percent(l.utilisation),
             format!("{:.3}", l.entropy_bits),
             format!("{:.3}", l.normalized_entropy),
+            format!("{:.1}", l.perplexity),
+            l.dead_codes.len().to_string(),
             format!("{:.3}", l.gini),
             l.distinct_prefixes.to_string(),
             percent(l.prefix_collision_rate),
@@ -113,6 +118,97 @@ pub fn histogram(s: &IndexStats) -> Table {
             size.to_string(),
             count.to_string(),
             (size * count).to_string(),
+        ]);
+    }
+    t
+}
+
+/// The dead codes of each level that has some, one line each (at most `limit` codes listed).
+pub fn dead_code_lines(s: &IndexStats, limit: usize) -> String {
+    let mut out = String::new();
+    for l in s.levels.iter().filter(|l| !l.dead_codes.is_empty()) {
+        let mut codes: Vec<String> = l
+            .dead_codes
+            .iter()
+            .take(limit)
+            .map(|c| c.to_string())
+            .collect();
+        if l.dead_codes.len() > limit {
+            codes.push(format!("… ({} more)", l.dead_codes.len() - limit));
+        }
+        out.push_str(&format!(
+            "dead codes at level {} ({} of {}): {}\n",
+            l.level,
+            l.dead_codes.len(),
+            s.codebook_size,
+            codes.join(" ")
+        ));
+    }
+    out
+}
+
+/// Benign collisions and the popularity tiers as (field, value) rows.
+pub fn interactions_overview(d: &CollisionInteractions) -> Table {
+    let mut t = Table::new(&[
+        ("from the interactions", Align::Left),
+        ("value", Align::Right),
+    ]);
+    let b = &d.benign;
+    let rows = [
+        (
+            "training interactions".to_string(),
+            format!(
+                "{} (last {} per user held out)",
+                d.training_interactions, d.held_out
+            ),
+        ),
+        (
+            "items in collisions co-occurring (benign)".to_string(),
+            format!(
+                "{} of {} ({})",
+                b.items_cooccurring,
+                b.items_in_collisions,
+                percent(b.cooccurring_share)
+            ),
+        ),
+        (
+            "groups all / none co-occurring".to_string(),
+            format!(
+                "{} / {} of {}",
+                b.groups_all_cooccurring, b.groups_none_cooccurring, b.n_collision_groups
+            ),
+        ),
+        (
+            "groups mixing head and tail".to_string(),
+            d.groups_mixing_head_and_tail.to_string(),
+        ),
+    ];
+    for (k, v) in rows {
+        t.push(vec![k, v]);
+    }
+    t
+}
+
+/// Head, mid and tail items over collision groups, one row per tier.
+pub fn tiers(d: &CollisionInteractions) -> Table {
+    let mut t = Table::new(&[
+        ("tier", Align::Left),
+        ("items", Align::Right),
+        ("interactions", Align::Right),
+        ("in collisions", Align::Right),
+        ("collision rate", Align::Right),
+        ("mean group size", Align::Right),
+        ("hidden by popular decoding", Align::Right),
+    ]);
+    for s in &d.popularity_tiers {
+        t.push(vec![
+            s.tier.name().to_string(),
+            s.n_items.to_string(),
+            format!("{}–{}", s.min_interactions, s.max_interactions),
+            s.items_in_collisions.to_string(),
+            percent(s.collision_rate),
+            format!("{:.2}", s.mean_group_size),
+            s.hidden_by_popular_decoding.to_string(),
         ]);
     }
     t

@@ -56,6 +56,8 @@ pub enum Action {
     Reload,
     /// Show or hide the list of keys.
     ToggleHelp,
+    /// Show or hide the codebook view of the shown tokenizer.
+    ToggleCodebook,
     /// Open the item view of the selected item: all its text, and its SID, group and moves in
     /// every tokenizer.
     OpenItem,

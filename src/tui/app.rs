@@ -21,7 +21,7 @@ use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
 use super::sources::Sources;
 use super::theme::Theme;
-use super::ui::{detail, help, item, scatter};
+use super::ui::{codebook, detail, help, item, scatter};
 use crate::load::TokenizerFiles;
 
 /// K values `+` and `-` step through.
@@ -294,6 +294,8 @@ pub struct App {
     pub prompt: Option<Prompt>,
     /// Lines the help overlay is scrolled down.
     pub help_scroll: usize,
+    /// First line of the codebook view on screen.
+    pub codebook_scroll: usize,
     /// The item the item view shows.
     pub item: Option<String>,
     /// Lines the item view is scrolled down.
@@ -377,6 +379,7 @@ impl App {
             mode: InputMode::Normal,
             prompt: None,
             help_scroll: 0,
+            codebook_scroll: 0,
             item: None,
             item_scroll: 0,
             metrics_sort: None,
@@ -527,6 +530,14 @@ impl App {
                 } else {
                     self.help_scroll = 0;
                     InputMode::Help
+                };
+            }
+            Action::ToggleCodebook => {
+                self.mode = if self.mode == InputMode::Codebook {
+                    InputMode::Normal
+                } else {
+                    self.codebook_scroll = 0;
+                    InputMode::Codebook
                 };
             }
             Action::OpenItem => self.open_item(),
@@ -1001,6 +1012,11 @@ impl App {
         if self.mode == InputMode::Help {
             let most = help::max_scroll(self);
             self.help_scroll = offset_by(self.help_scroll.min(most), delta, most);
+            return;
+        }
+        if self.mode == InputMode::Codebook {
+            let most = codebook::max_scroll(self);
+            self.codebook_scroll = offset_by(self.codebook_scroll.min(most), delta, most);
             return;
         }
         if self.mode == InputMode::Item {
@@ -1594,7 +1610,10 @@ impl App {
     }
 
     fn click(&mut self, column: u16, row: u16) {
-        if matches!(self.mode, InputMode::Help | InputMode::Item) {
+        if matches!(
+            self.mode,
+            InputMode::Help | InputMode::Item | InputMode::Codebook
+        ) {
             self.mode = InputMode::Normal;
             return;
         }
@@ -1628,7 +1647,10 @@ impl App {
 
     fn wheel(&mut self, column: u16, row: u16, direction: isize) {
         let delta = direction * WHEEL_LINES as isize;
-        if matches!(self.mode, InputMode::Help | InputMode::Item) {
+        if matches!(
+            self.mode,
+            InputMode::Help | InputMode::Item | InputMode::Codebook
+        ) {
             self.step(delta);
             return;
         }

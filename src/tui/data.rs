@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::collision::Collisions;
+use crate::collision_interactions::CollisionInteractions;
 use crate::load::{ItemTexts, SidIndex};
 use crate::metrics::{Credit, CreditIndex, Evaluation};
 use crate::projection::{CacheOutcome, Projection};
@@ -26,6 +27,11 @@ pub struct TokenizerData {
     pub stats: IndexStats,
     /// Every collision group, largest first, as `sidlens groups` lists them.
     pub rows: Vec<GroupRow>,
+    /// How the index was reassigned, when a sidecar beside it says so (mode, over-capacity
+    /// remedy), as the status line shows it.
+    pub remedy: Option<String>,
+    /// Benign collisions and popularity tiers, when the dataset's interactions were found.
+    pub interactions: Option<CollisionInteractions>,
     row_of_group: HashMap<u32, usize>,
 }
 
@@ -40,6 +46,8 @@ impl TokenizerData {
             collisions,
             stats,
             rows,
+            remedy: None,
+            interactions: None,
             row_of_group,
         }
     }

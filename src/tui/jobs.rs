@@ -12,10 +12,13 @@ use std::time::{Duration, Instant};
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
-use crate::load::{ItemTexts, Latents, SidIndex};
+use crate::collision_interactions::CollisionInteractions;
+use crate::load::dataset::interactions_of_index;
+use crate::load::{Interactions, ItemTexts, Latents, SidIndex};
 use crate::metrics::Compat;
 use crate::progress::{CancelFlag, Progress};
 use crate::projection::{ItemRows, ProjectionParams};
+use crate::reassign::provenance::remedy_of;
 use crate::usecase;
 
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData};
@@ -346,11 +349,18 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
             let event = join(job).and_then(|(index, collisions)| {
                 Sink::new(tx, Topic::Index(i), generation, cancel).stage("listing groups", 0);
                 guarded(|| {
-                    Ok(TokenizerData::from_parts(
-                        index,
-                        collisions,
-                        texts.as_deref(),
-                    ))
+                    let mut data = TokenizerData::from_parts(index, collisions, texts.as_deref());
+                    let path = &sources.tokenizers[i].index;
+                    data.remedy = remedy_of(path);
+                    if let Some(inter) = interactions_of_index(path) {
+                        let inter = Interactions::load(&inter).map_err(|e| e.to_string())?;
+                        data.interactions = Some(CollisionInteractions::compute(
+                            &data.index,
+                            &data.collisions,
+                            &inter,
+                        ));
+                    }
+                    Ok(data)
                 })
             });
             let event = match event {

@@ -19,6 +19,8 @@ pub enum InputMode {
     Help,
     /// The item view is open.
     Item,
+    /// The codebook view is open.
+    Codebook,
 }
 
 /// One physical key as the table names it.
@@ -51,6 +53,8 @@ pub enum Scope {
     Help,
     /// While the item view is open.
     Item,
+    /// While the codebook view is open.
+    Codebook,
 }
 
 /// One row of the key table.
@@ -403,6 +407,15 @@ pub const BINDINGS: &[Binding] = &[
         footer: NONE,
     },
     Binding {
+        keys: &[Key::Char('b')],
+        label: "b",
+        action: Action::ToggleCodebook,
+        description: "codebook view: per-level perplexity and dead codes, benign collisions, head/mid/tail items over groups, how the index was reassigned",
+        hint: "codebook",
+        scope: Scope::Global,
+        footer: NONE,
+    },
+    Binding {
         keys: &[Key::Char('?')],
         label: "?",
         action: Action::ToggleHelp,
@@ -665,6 +678,78 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Item,
         footer: NONE,
     },
+    Binding {
+        keys: &[Key::Code(KeyCode::Up), Key::Char('k')],
+        label: "↑/k",
+        action: Action::Up,
+        description: "scroll up",
+        hint: "scroll",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::Down), Key::Char('j')],
+        label: "↓/j",
+        action: Action::Down,
+        description: "scroll down",
+        hint: "scroll",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::PageUp)],
+        label: "PgUp",
+        action: Action::PageUp,
+        description: "page up",
+        hint: "page",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::PageDown)],
+        label: "PgDn",
+        action: Action::PageDown,
+        description: "page down",
+        hint: "page",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('g'), Key::Code(KeyCode::Home)],
+        label: "g/Home",
+        action: Action::Top,
+        description: "to the first line",
+        hint: "top",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Char('G'), Key::Code(KeyCode::End)],
+        label: "G/End",
+        action: Action::Bottom,
+        description: "to the last line",
+        hint: "bottom",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Code(KeyCode::Esc), Key::Char('b'), Key::Char('q')],
+        label: "Esc/b/q",
+        action: Action::ToggleCodebook,
+        description: "close the codebook view",
+        hint: "close",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
+    Binding {
+        keys: &[Key::Ctrl('c')],
+        label: "C-c",
+        action: Action::Quit,
+        description: "quit",
+        hint: "quit",
+        scope: Scope::Codebook,
+        footer: NONE,
+    },
 ];
 
 /// What mouse input does, for the help overlay (mouse events are not keys, so they are not in
@@ -687,7 +772,8 @@ impl Binding {
             (Scope::Panes(panes), InputMode::Normal) => panes.contains(&focus),
             (Scope::Typing, InputMode::Typing)
             | (Scope::Help, InputMode::Help)
-            | (Scope::Item, InputMode::Item) => true,
+            | (Scope::Item, InputMode::Item)
+            | (Scope::Codebook, InputMode::Codebook) => true,
             _ => false,
         }
     }
@@ -755,11 +841,11 @@ pub fn footer(mode: InputMode, focus: Pane) -> Vec<(&'static str, &'static str)>
             .filter(|b| b.scope == Scope::Typing && b.keys[0] != Key::AnyChar)
             .map(|b| (b.label, b.hint))
             .collect(),
-        InputMode::Help | InputMode::Item => {
-            let scope = if mode == InputMode::Help {
-                Scope::Help
-            } else {
-                Scope::Item
+        InputMode::Help | InputMode::Item | InputMode::Codebook => {
+            let scope = match mode {
+                InputMode::Help => Scope::Help,
+                InputMode::Item => Scope::Item,
+                _ => Scope::Codebook,
             };
             BINDINGS
                 .iter()
@@ -794,6 +880,10 @@ pub fn help_sections() -> Vec<(&'static str, Vec<&'static Binding>)> {
         ),
         ("While typing", pick(&|b| b.scope == Scope::Typing)),
         ("In the item view", pick(&|b| b.scope == Scope::Item)),
+        (
+            "In the codebook view",
+            pick(&|b| b.scope == Scope::Codebook),
+        ),
         ("In this help", pick(&|b| b.scope == Scope::Help)),
     ]
 }
@@ -815,6 +905,7 @@ mod tests {
                 Scope::Typing => (InputMode::Typing, Pane::Groups),
                 Scope::Help => (InputMode::Help, Pane::Groups),
                 Scope::Item => (InputMode::Item, Pane::Groups),
+                Scope::Codebook => (InputMode::Codebook, Pane::Groups),
             };
             for k in b.keys {
                 let ev = match *k {
@@ -852,6 +943,7 @@ mod tests {
             InputMode::Typing,
             InputMode::Help,
             InputMode::Item,
+            InputMode::Codebook,
         ] {
             for focus in Pane::ALL {
                 let mut seen = Vec::new();

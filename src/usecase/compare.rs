@@ -5,9 +5,10 @@
 use crate::collision::Collisions;
 use crate::compare::{Comparison, Entry, rank};
 use crate::error::Result;
-use crate::load::{SidIndex, TokenizerFiles};
-use crate::metrics::{Compat, Evaluator, Metric};
+use crate::load::{Interactions, SidIndex, TokenizerFiles};
+use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
 use crate::pairwise::{PairTest, TestSettings, find, test_pairs};
+use crate::popularity::Popularity;
 use crate::progress::{Progress, check_cancelled};
 use crate::seeds::{SeededEvaluation, check_paired};
 
@@ -21,6 +22,11 @@ pub struct CompareReport {
     pub tests: Vec<PairTest>,
     /// How the tests ran (`None`: not asked for).
     pub settings: Option<TestSettings>,
+    /// The alternative item-level credit beside CCE (`cce`: none).
+    pub decode: Decode,
+    /// Per comparison (K), per tokenizer: the decoded credit averaged over seeds (`None`
+    /// without beams or with `cce`).
+    pub decoded: Vec<Vec<Option<DecodedValues>>>,
 }
 
 /// Loads and evaluates every tokenizer (all its beams files, one per seed) and ranks them at
@@ -33,6 +39,35 @@ pub fn compare_tokenizers(
     settings: Option<TestSettings>,
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
+    compare_tokenizers_decoded(
+        tokenizers,
+        ks,
+        compat,
+        codebook_size,
+        settings,
+        (Decode::Cce, None),
+        progress,
+    )
+}
+
+/// [`compare_tokenizers`] with an alternative item-level credit beside CCE: `decoding` is the
+/// decoding and, for `popular`, the interactions whose training part gives the popularity.
+pub fn compare_tokenizers_decoded(
+    tokenizers: &[TokenizerFiles],
+    ks: &[usize],
+    compat: Compat,
+    codebook_size: Option<usize>,
+    settings: Option<TestSettings>,
+    decoding: (Decode, Option<&Interactions>),
+    progress: &dyn Progress,
+) -> Result<CompareReport> {
+    let (decode, interactions) = decoding;
+    if decode.needs_popularity() && interactions.is_none() {
+        return Err(crate::Error::Invalid(
+            "popular decoding needs the interactions (their training part gives each item's popularity)".into(),
+        ));
+    }
+    let mut decoded = vec![Vec::with_capacity(tokenizers.len()); ks.len()];
     let mut loaded = Vec::with_capacity(tokenizers.len());
     for run in tokenizers {
         check_cancelled(progress)?;
@@ -49,6 +84,21 @@ pub fn compare_tokenizers(
             }
             Some(SeededEvaluation::new(run.beams.clone(), evaluations)?)
         };
+        let popularity = interactions.map(|i| Popularity::training(&index, i));
+        let decoder = Decoder::new(decode, &index, &collisions, popularity.as_ref());
+        for (i, &k) in ks.iter().enumerate() {
+            decoded[i].push(seeds.as_ref().zip(decoder.as_ref()).map(|(s, d)| {
+                let n = s.evaluations.len() as f64;
+                let mut mean = DecodedValues::default();
+                for e in &s.evaluations {
+                    let v = d.summarize(&e.outcomes, &[k]).values[0];
+                    mean.hit += v.hit / n;
+                    mean.ndcg += v.ndcg / n;
+                    mean.mrr += v.mrr / n;
+                }
+                mean
+            }));
+        }
         let targets: Vec<Option<String>> = seeds.as_ref().map_or_else(Vec::new, |s| {
             s.first()
                 .outcomes
@@ -85,6 +135,8 @@ pub fn compare_tokenizers(
         comparisons,
         tests: Vec::new(),
         settings,
+        decode,
+        decoded,
     };
     let Some(settings) = settings.filter(|_| evaluated.len() >= 2) else {
         return Ok(report);

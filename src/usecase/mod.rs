@@ -8,7 +8,7 @@ mod item;
 mod price;
 mod project;
 
-pub use compare::{CompareReport, compare_tokenizers};
+pub use compare::{CompareReport, compare_tokenizers, compare_tokenizers_decoded};
 pub use evaluate::evaluate_beams;
 pub use item::follow_item;
 pub use price::{cost_model, plan_reassignment};

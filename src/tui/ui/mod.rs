@@ -1,6 +1,7 @@
 //! Drawing: a pure function of the app state onto a frame; one module per screen region.
 //! Nothing here reads files or changes state.
 
+pub mod codebook;
 pub mod detail;
 pub mod groups;
 pub mod help;
@@ -45,6 +46,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     match app.mode {
         InputMode::Help => help::render(app, frame, area),
         InputMode::Item => item::render(app, frame, area),
+        InputMode::Codebook => codebook::render(app, frame, area),
         InputMode::Normal | InputMode::Typing => {}
     }
 }

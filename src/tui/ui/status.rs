@@ -160,14 +160,20 @@ fn loading<T>(slot: &Slot<T>) -> Option<Option<&JobProgress>> {
 /// "4,344 items · 1,326 in collisions (30.52%) · 512 groups · g_max 9".
 fn summary(app: &App) -> String {
     match app.data() {
-        Some(d) => format!(
-            "{} items · {} in collisions ({}) · {} groups · largest {}",
-            thousands(d.stats.n_items),
-            thousands(d.stats.items_in_collisions),
-            report::percent(d.stats.collision_rate),
-            thousands(d.stats.n_collision_groups),
-            d.stats.g_max
-        ),
+        Some(d) => {
+            let mut s = format!(
+                "{} items · {} in collisions ({}) · {} groups · largest {}",
+                thousands(d.stats.n_items),
+                thousands(d.stats.items_in_collisions),
+                report::percent(d.stats.collision_rate),
+                thousands(d.stats.n_collision_groups),
+                d.stats.g_max
+            );
+            if let Some(r) = &d.remedy {
+                s.push_str(&format!(" · {r}"));
+            }
+            s
+        }
         None => String::new(),
     }
 }
