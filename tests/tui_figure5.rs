@@ -70,7 +70,11 @@ fn tabs_at_80x24() {
     let text = screen(&app);
     assert!(text.contains(" Textual │ Collaborative "), "{text}");
     press(&mut app, 'v');
-    assert_eq!(app.space, Space::Textual, "no room for both: back to the text");
+    assert_eq!(
+        app.space,
+        Space::Textual,
+        "no room for both: back to the text"
+    );
 }
 
 #[test]
@@ -83,7 +87,10 @@ fn side_by_side_at_200x50() {
     insta::assert_snapshot!("figure5_both_200x50", draw(&app).backend());
     let text = screen(&app);
     assert!(text.contains("textual · t-SNE of latents.npy"), "{text}");
-    assert!(text.contains("collaborative · PPMI + SVD of inter.json"), "{text}");
+    assert!(
+        text.contains("collaborative · PPMI + SVD of inter.json"),
+        "{text}"
+    );
     assert!(text.contains("2 tightest groups of 3+ items"), "{text}");
     press(&mut app, 'v');
     assert_eq!(app.space, Space::Textual);
@@ -96,7 +103,10 @@ fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
     let rows: Vec<usize> = row.items.iter().map(|i| i.id.parse().unwrap()).collect();
     let textual = mean_cosine_distance(&app.projection.ready().unwrap().embeddings, &rows);
     let cf = mean_cosine_distance(&app.collaborative.ready().unwrap().embeddings, &rows);
-    assert!(cf > textual + 0.3, "the fixture's users split the group: {textual} vs {cf}");
+    assert!(
+        cf > textual + 0.3,
+        "the fixture's users split the group: {textual} vs {cf}"
+    );
     let want = format!("textually {textual:.2} apart, {cf:.2} apart by interactions");
     let text = screen(&app);
     assert!(text.contains(&want), "{want}\n{text}");

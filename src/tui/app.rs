@@ -682,13 +682,9 @@ impl App {
     fn zoom(&mut self, factor: f64, at: Option<[f64; 2]>) {
         let zoom = (self.camera.zoom * factor).clamp(1.0, MAX_ZOOM);
         let space = self.camera_space();
-        let picked = self.picked_point(space).and_then(|i| {
-            self.projection_of(space)?
-                .projection
-                .points
-                .get(i)
-                .copied()
-        });
+        let picked = self
+            .picked_point(space)
+            .and_then(|i| self.projection_of(space)?.projection.points.get(i).copied());
         if let Some(c) = at.or(if factor > 1.0 { picked } else { None }) {
             self.camera.centre = Some(c);
         }
@@ -988,7 +984,9 @@ impl App {
     /// Maps both projections' points to the collision groups of the tokenizer shown, and
     /// measures how far apart each group's items are in both spaces.
     fn refresh_scatter(&mut self) {
-        let fresh = |view: &Option<ScatterView>| view.as_ref().is_some_and(|s| s.tokenizer == self.selected);
+        let fresh = |view: &Option<ScatterView>| {
+            view.as_ref().is_some_and(|s| s.tokenizer == self.selected)
+        };
         if !fresh(&self.scatter) {
             self.scatter = self.scatter_view(self.projection.ready());
         }
@@ -1066,7 +1064,10 @@ impl App {
         } else {
             " (too narrow for both side by side: the spaces are tabs)".to_string()
         };
-        self.say(Level::Info, format!("scatter: {} space{hint}", self.space.label()));
+        self.say(
+            Level::Info,
+            format!("scatter: {} space{hint}", self.space.label()),
+        );
     }
 
     /// `t`: highlight the tightest groups (smallest mean pairwise cosine distance in the

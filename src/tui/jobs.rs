@@ -345,19 +345,24 @@ fn collaborative(
             space.n_rows()
         ));
     }
-    let items = ItemRows::new(&data.index, &data.collisions, n, highlight)
-        .map_err(|e| e.to_string())?;
+    let items =
+        ItemRows::new(&data.index, &data.collisions, n, highlight).map_err(|e| e.to_string())?;
     let active = |&row: &usize| embedding.vectors.row(row).iter().any(|&v| v != 0.0);
     let candidates: Vec<usize> = items.rows().iter().copied().filter(active).collect();
     let must_include: Vec<usize> = items.highlighted().iter().copied().filter(active).collect();
     let (mut projection, cache) =
         usecase::project_candidates(&space, &candidates, &must_include, params, true, sink)
-            .map_err(|e| format!("projecting the collaborative space of {}: {e}", path.display()))?;
+            .map_err(|e| {
+                format!(
+                    "projecting the collaborative space of {}: {e}",
+                    path.display()
+                )
+            })?;
     let left_out = items.rows().len() - candidates.len();
     if left_out > 0 {
-        projection.notes.push(format!(
-            "{left_out} items without co-occurrences left out"
-        ));
+        projection
+            .notes
+            .push(format!("{left_out} items without co-occurrences left out"));
     }
     Ok(Projected {
         projection,

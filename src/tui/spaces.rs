@@ -135,7 +135,11 @@ pub fn apart_text(apart: &Apart) -> String {
                 text.push_str(&format!(
                     " ({} item{} no co-occurrences)",
                     apart.without_interactions,
-                    if apart.without_interactions == 1 { " has" } else { "s have" }
+                    if apart.without_interactions == 1 {
+                        " has"
+                    } else {
+                        "s have"
+                    }
                 ));
             }
         }
@@ -164,7 +168,10 @@ mod tests {
             collaborative: Some(0.714),
             without_interactions: 0,
         };
-        assert_eq!(apart_text(&a), "textually 0.02 apart, 0.71 apart by interactions");
+        assert_eq!(
+            apart_text(&a),
+            "textually 0.02 apart, 0.71 apart by interactions"
+        );
         let b = Apart {
             without_interactions: 1,
             ..a

@@ -16,10 +16,10 @@ use std::collections::HashMap;
 
 use crate::item_view::{self, Tokenized};
 
-use super::super::spaces::apart_text;
 use super::super::app::{App, Slot};
 use super::super::data::{PrefixEntry, TokenizerData, prefix_key};
 use super::super::layout::{self, Pane};
+use super::super::spaces::apart_text;
 use super::{
     cut_apart, fit_middle, message, pad, pane_block, progress_text, slot_lines, table, thousands,
     wrap,

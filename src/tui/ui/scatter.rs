@@ -9,17 +9,17 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::widgets::canvas::{Canvas, Points};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use std::collections::HashMap;
 
 use crate::sid;
 
 use super::super::app::{App, ColourBy, HIGHLIGHTED_GROUPS, Slot};
-use super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text};
 use super::super::data::{Projected, prefix_key};
 use super::super::layout::{self, Pane};
+use super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text};
 use super::{fit, pane_block, slot_lines, thousands, wrap};
 
 /// Draws the scatter pane: one space, or both side by side (tabs when the pane is narrow).
@@ -36,9 +36,17 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let inner = layout::inner(rect);
     let (tabs, panes) = panes(app, inner);
     let title = match (tabs, panes.as_slice()) {
-        (None, [(Space::Textual, _)]) => app.embeddings.as_ref().and_then(|p| p.file_name()).map(
-            |f| vec![Span::styled(format!("· t-SNE of {}", f.to_string_lossy()), theme.dim())],
-        ),
+        (None, [(Space::Textual, _)]) => {
+            app.embeddings
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|f| {
+                    vec![Span::styled(
+                        format!("· t-SNE of {}", f.to_string_lossy()),
+                        theme.dim(),
+                    )]
+                })
+        }
         (_, panes) => Some(vec![Span::styled(
             match panes {
                 [_, _] => "· textual and collaborative space side by side".to_string(),
@@ -47,7 +55,10 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
             theme.dim(),
         )]),
     };
-    frame.render_widget(pane_block(app, Pane::Scatter, title.unwrap_or_default()), rect);
+    frame.render_widget(
+        pane_block(app, Pane::Scatter, title.unwrap_or_default()),
+        rect,
+    );
     if let Some(bar) = tabs {
         let shown = panes.first().map_or(Space::Textual, |&(s, _)| s);
         let tab = |space: Space| {
@@ -69,9 +80,20 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let side_by_side = panes.len() > 1;
     for (space, area) in panes {
         let area = if side_by_side {
-            let heading = Line::styled(fit(&space_heading(app, space), area.width as usize), theme.header());
-            frame.render_widget(Paragraph::new(heading), Rect::new(area.x, area.y, area.width, 1));
-            Rect::new(area.x, area.y + 1, area.width, area.height.saturating_sub(1))
+            let heading = Line::styled(
+                fit(&space_heading(app, space), area.width as usize),
+                theme.header(),
+            );
+            frame.render_widget(
+                Paragraph::new(heading),
+                Rect::new(area.x, area.y, area.width, 1),
+            );
+            Rect::new(
+                area.x,
+                area.y + 1,
+                area.width,
+                area.height.saturating_sub(1),
+            )
         } else {
             area
         };
@@ -109,10 +131,9 @@ fn space_heading(app: &App, space: Space) -> String {
             .map_or(String::new(), |f| f.to_string_lossy().into_owned())
     };
     match space {
-        Space::Collaborative => format!(
-            "collaborative · PPMI + SVD of {}",
-            file(&app.interactions)
-        ),
+        Space::Collaborative => {
+            format!("collaborative · PPMI + SVD of {}", file(&app.interactions))
+        }
         _ => format!("textual · t-SNE of {}", file(&app.embeddings)),
     }
 }
@@ -128,7 +149,10 @@ pub fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
         return (
             None,
             vec![
-                (Space::Textual, Rect::new(inner.x, inner.y, left, inner.height)),
+                (
+                    Space::Textual,
+                    Rect::new(inner.x, inner.y, left, inner.height),
+                ),
                 (
                     Space::Collaborative,
                     Rect::new(inner.x + left + 1, inner.y, right, inner.height),
@@ -176,13 +200,23 @@ fn render_space(app: &App, frame: &mut Frame, space: Space, area: Rect) {
     }
     let plot = plot_rect(app, space, projected, area);
     let legend = legend_lines(app, space, projected, area.width as usize);
-    let below = Rect::new(area.x, plot.bottom(), area.width, area.bottom() - plot.bottom());
+    let below = Rect::new(
+        area.x,
+        plot.bottom(),
+        area.width,
+        area.bottom() - plot.bottom(),
+    );
     draw_points(app, space, projected, frame, plot);
     frame.render_widget(Paragraph::new(legend), below);
 }
 
 /// The legend wrapped to `width`.
-fn legend_lines(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<Line<'static>> {
+fn legend_lines(
+    app: &App,
+    space: Space,
+    projected: &Projected,
+    width: usize,
+) -> Vec<Line<'static>> {
     wrap::wrap_all(&legend(app, space, projected, width), width)
 }
 
@@ -239,11 +273,20 @@ fn plots(app: &App) -> Vec<(Space, Rect, &Projected)> {
         .filter_map(|(space, area)| {
             let projected = app.projection_of(space)?;
             let area = if side_by_side {
-                Rect::new(area.x, area.y + 1, area.width, area.height.saturating_sub(1))
+                Rect::new(
+                    area.x,
+                    area.y + 1,
+                    area.width,
+                    area.height.saturating_sub(1),
+                )
             } else {
                 area
             };
-            Some((space, plot_rect(app, space, projected, area), projected.as_ref()))
+            Some((
+                space,
+                plot_rect(app, space, projected, area),
+                projected.as_ref(),
+            ))
         })
         .collect()
 }
@@ -321,7 +364,10 @@ fn categories(
         }
     };
     let keys: Vec<Option<u128>> = (0..n).map(key).collect();
-    let tightest = app.spreads.as_ref().filter(|s| app.tightest && s.tokenizer == app.selected);
+    let tightest = app
+        .spreads
+        .as_ref()
+        .filter(|s| app.tightest && s.tokenizer == app.selected);
     let top: Vec<(u128, usize)> = match (app.camera.colour_by, data) {
         (ColourBy::Collision, Some(d)) if tightest.is_some() => tightest
             .map(|s| {
@@ -463,7 +509,9 @@ fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<L
         format!(
             "{} tightest groups of {}+ items (t), mean cosine distance here: ",
             top.len(),
-            app.spreads.as_ref().map_or(TIGHTEST_MIN_SIZE, |s| s.min_size)
+            app.spreads
+                .as_ref()
+                .map_or(TIGHTEST_MIN_SIZE, |s| s.min_size)
         )
     } else {
         format!("by {} (c): ", app.camera.colour_by.label())
@@ -494,7 +542,10 @@ fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<L
                         _ => Some(a.textual),
                     })
                     .map_or(String::new(), |d| format!(" {d:.2}"));
-                format!("{count}×{}{apart}", fit(&title, if compact { 12 } else { 18 }))
+                format!(
+                    "{count}×{}{apart}",
+                    fit(&title, if compact { 12 } else { 18 })
+                )
             }
             (ColourBy::FirstCode, _) => {
                 format!("{} {count}", sid::format_token(0, key as sid::Code))
