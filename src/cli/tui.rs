@@ -53,6 +53,11 @@ pub struct Args {
     /// Item embeddings (.npy, N×d, row i = item id i) for the t-SNE scatter.
     #[arg(long, value_name = "FILE")]
     embeddings: Option<PathBuf>,
+    /// User interactions (`{"user": [item ids, oldest first]}`): the scatter gets the
+    /// collaborative space (PPMI + truncated SVD, as `sidlens cf`) beside the textual one.
+    /// A dataset folder's `<DS>.inter.json` is used without it.
+    #[arg(long, value_name = "FILE")]
+    interactions: Option<PathBuf>,
     /// Codebook size V when the index does not show it (default: largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
@@ -155,6 +160,9 @@ fn sources(args: &Args) -> anyhow::Result<Sources> {
     }
     if let Some(embeddings) = &args.embeddings {
         sources.embeddings = Some(embeddings.clone());
+    }
+    if let Some(interactions) = &args.interactions {
+        sources.interactions = Some(interactions.clone());
     }
     sources.codebook_size = args.codebook_size;
     sources.compat = args.compat.into();

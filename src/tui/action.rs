@@ -84,6 +84,10 @@ pub enum Action {
     ResetView,
     /// Scatter: colour by collision group, first-level code or prefix group.
     CycleColour,
+    /// Scatter: show the textual space, the collaborative one, or both side by side.
+    CycleSpace,
+    /// Scatter: highlight the five tightest groups (or the five largest again).
+    ToggleTightest,
     /// Sort the metrics table by its next column.
     SortMetrics,
     /// Reverse the metrics table's order.

@@ -20,6 +20,7 @@ use super::keys::InputMode;
 use super::layout::{Header, Hit, Layout, Pane};
 use super::search::Query;
 use super::sources::Sources;
+use super::spaces::{Space, Spreads, TIGHTEST_MIN_SIZE};
 use super::theme::Theme;
 use super::ui::{codebook, detail, help, item, scatter};
 use crate::load::TokenizerFiles;
@@ -241,20 +242,22 @@ pub struct ScatterCamera {
     pub centre: Option<[f64; 2]>,
     /// What colours the points.
     pub colour_by: ColourBy,
-    /// A point picked with the mouse (index into the projection's points); without one, the
-    /// selected item of the selected group is the picked point.
+    /// An item picked with the mouse (its index position, so it is the same item in both
+    /// spaces); without one, the selected item of the selected group is the picked item.
     pub pick: Option<usize>,
     /// The picked item's nearest neighbours, once computed.
     pub neighbours: Option<Neighbours>,
 }
 
-/// The nearest neighbours of one item in the embedding space.
+/// The nearest neighbours of one item in the space the scatter's camera looks at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Neighbours {
     /// The tokenizer whose index positions these are.
     pub tokenizer: usize,
     /// The item's position in that index.
     pub position: usize,
+    /// The space searched.
+    pub space: Space,
     /// Nearest first: (index position, Euclidean distance).
     pub near: Vec<(usize, f64)>,
 }
@@ -327,6 +330,18 @@ pub struct App {
     pub projection: Slot<Arc<Projected>>,
     /// The projection's points grouped by the tokenizer shown.
     pub scatter: Option<ScatterView>,
+    /// The interactions the collaborative space is built from.
+    pub interactions: Option<PathBuf>,
+    /// The collaborative space and its projection (same items as `projection`).
+    pub collaborative: Slot<Arc<Projected>>,
+    /// The collaborative projection's points grouped by the tokenizer shown.
+    pub cf_scatter: Option<ScatterView>,
+    /// Which space the scatter shows.
+    pub space: Space,
+    /// Whether the scatter highlights the tightest groups instead of the largest.
+    pub tightest: bool,
+    /// How far apart each group's items are in both spaces (tokenizer shown).
+    pub spreads: Option<Arc<Spreads>>,
     /// How the scatter is looked at.
     pub camera: ScatterCamera,
     generations: HashMap<Topic, u64>,
@@ -355,6 +370,13 @@ impl App {
             Some(_) => Slot::Missing("waiting for the index".into()),
             None => Slot::Missing(
                 "no embeddings: pass --embeddings FILE.npy (N×d, row i = item id i), or open a dataset folder with DS.emb-NAME.npy"
+                    .into(),
+            ),
+        };
+        let collaborative = match (&sources.interactions, &sources.embeddings) {
+            (Some(_), _) => Slot::Missing("waiting for the index".into()),
+            (None, _) => Slot::Missing(
+                "no interactions: pass --interactions FILE (or open a dataset folder with DS.inter.json) for the collaborative space"
                     .into(),
             ),
         };
@@ -401,6 +423,12 @@ impl App {
             embeddings: sources.embeddings.clone(),
             projection,
             scatter: None,
+            interactions: sources.interactions.clone(),
+            collaborative,
+            cf_scatter: None,
+            space: Space::Textual,
+            tightest: false,
+            spreads: None,
             camera: ScatterCamera {
                 zoom: 1.0,
                 centre: None,
@@ -466,6 +494,7 @@ impl App {
     pub fn busy(&self) -> bool {
         self.items.is_loading()
             || self.projection.is_loading()
+            || self.collaborative.is_loading()
             || self
                 .tokenizers
                 .iter()
@@ -557,6 +586,8 @@ impl App {
                 let text = format!("scatter coloured by {}", self.camera.colour_by.label());
                 self.say(Level::Info, text);
             }
+            Action::CycleSpace => self.cycle_space(),
+            Action::ToggleTightest => self.toggle_tightest(),
             Action::SortMetrics => self.sort_metrics(false),
             Action::ReverseMetrics => self.sort_metrics(true),
             Action::Up => self.step(-1),
@@ -606,30 +637,27 @@ impl App {
         Vec::new()
     }
 
-    /// The picked point of the scatter: the one clicked, else the selected item's.
-    pub fn picked_point(&self) -> Option<usize> {
-        if self.camera.pick.is_some() {
-            return self.camera.pick;
-        }
-        let id = self.member_id()?;
-        let data = self.data()?;
-        let position = data.index.ids().position(id)?;
-        let view = self.scatter.as_ref()?;
+    /// The picked point of `space`'s scatter (an index into its points): the item clicked,
+    /// else the selected item.
+    pub fn picked_point(&self, space: Space) -> Option<usize> {
+        let position = self.picked_position()?;
+        let view = self.scatter_of(space)?;
         view.positions.iter().position(|&p| p == Some(position))
     }
 
     /// The index position of the picked item (clicked, else the selected item), even when the
     /// sample left it out of the scatter.
     pub fn picked_position(&self) -> Option<usize> {
-        if let (Some(i), Some(view)) = (self.camera.pick, &self.scatter) {
-            return view.positions.get(i).copied().flatten();
+        if let Some(p) = self.camera.pick {
+            return Some(p);
         }
         let id = self.member_id()?;
         self.data()?.index.ids().position(id)
     }
 
     /// Recomputes the picked item's nearest neighbours when the scatter shows and the pick
-    /// changed (exact search over every item: milliseconds for tens of thousands).
+    /// changed (exact search over every item: milliseconds for tens of thousands), in the
+    /// space the camera looks at.
     fn refresh_neighbours(&mut self) {
         if !self.layout().shows(Pane::Scatter) {
             return;
@@ -638,16 +666,16 @@ impl App {
             self.camera.neighbours = None;
             return;
         };
-        let shown = self.selected;
+        let (shown, space) = (self.selected, self.camera_space());
         if self
             .camera
             .neighbours
             .as_ref()
-            .is_some_and(|n| (n.tokenizer, n.position) == (shown, position))
+            .is_some_and(|n| (n.tokenizer, n.position, n.space) == (shown, position, space))
         {
             return;
         }
-        let (Some(data), Some(projected)) = (self.data(), self.projection.ready()) else {
+        let (Some(data), Some(projected)) = (self.data(), self.projection_of(space)) else {
             return;
         };
         let near =
@@ -655,6 +683,7 @@ impl App {
         self.camera.neighbours = Some(Neighbours {
             tokenizer: shown,
             position,
+            space,
             near,
         });
     }
@@ -663,9 +692,10 @@ impl App {
     /// picked point, else the view's centre.
     fn zoom(&mut self, factor: f64, at: Option<[f64; 2]>) {
         let zoom = (self.camera.zoom * factor).clamp(1.0, MAX_ZOOM);
+        let space = self.camera_space();
         let picked = self
-            .picked_point()
-            .and_then(|i| self.projection.ready()?.projection.points.get(i).copied());
+            .picked_point(space)
+            .and_then(|i| self.projection_of(space)?.projection.points.get(i).copied());
         if let Some(c) = at.or(if factor > 1.0 { picked } else { None }) {
             self.camera.centre = Some(c);
         }
@@ -677,10 +707,10 @@ impl App {
 
     /// Moves the view by a quarter of its extent.
     fn pan(&mut self, dx: f64, dy: f64) {
-        let Some(projected) = self.projection.ready() else {
+        let Some(projected) = self.projection_of(self.camera_space()) else {
             return;
         };
-        let (x, y) = scatter::view_bounds(self, projected);
+        let (x, y) = scatter::view_bounds(self, self.camera_space(), projected);
         let centre = [
             (x[0] + x[1]) / 2.0 + dx * (x[1] - x[0]) / 4.0,
             (y[0] + y[1]) / 2.0 + dy * (y[1] - y[0]) / 4.0,
@@ -691,17 +721,16 @@ impl App {
     /// A click on the scatter's plot: picks the nearest point and, when it is in a listed
     /// collision group, selects that group and item.
     fn pick_at(&mut self, column: u16, row: u16) {
-        let Some(point) = scatter::point_at(self, column, row) else {
+        let Some((space, point)) = scatter::point_at(self, column, row) else {
             return;
         };
-        self.camera.pick = Some(point);
         let Some(position) = self
-            .scatter
-            .as_ref()
+            .scatter_of(space)
             .and_then(|v| v.positions.get(point).copied().flatten())
         else {
             return;
         };
+        self.camera.pick = Some(position);
         let Some(data) = self.data().cloned() else {
             return;
         };
@@ -746,6 +775,7 @@ impl App {
                 match target {
                     Topic::Items => set_progress(&mut self.items, progress),
                     Topic::Projection => set_progress(&mut self.projection, progress),
+                    Topic::Collaborative => set_progress(&mut self.collaborative, progress),
                     Topic::Index(i) | Topic::Metrics(i) | Topic::Reassign(i) => {
                         if let Some(t) = self.tokenizers.get_mut(i) {
                             match target {
@@ -790,6 +820,11 @@ impl App {
                 self.scatter = None;
                 self.refresh_scatter();
             }
+            (Topic::Collaborative, Payload::Collaborative(p)) => {
+                self.collaborative = Slot::Ready(p);
+                self.cf_scatter = None;
+                self.refresh_scatter();
+            }
             _ => {}
         }
         commands
@@ -799,6 +834,7 @@ impl App {
         match target {
             Topic::Items => self.items = Slot::Failed(error),
             Topic::Projection => self.projection = Slot::Failed(error),
+            Topic::Collaborative => self.collaborative = Slot::Failed(error),
             Topic::Index(i) | Topic::Metrics(i) | Topic::Reassign(i) => {
                 let Some(t) = self.tokenizers.get_mut(i) else {
                     return Vec::new();
@@ -858,13 +894,6 @@ impl App {
     /// The projection, once the tokenizer shown (or, when it failed, any tokenizer) is
     /// loaded: its largest groups are kept in the sample.
     fn start_projection(&mut self) -> Vec<Command> {
-        let Some(embeddings) = self.embeddings.clone() else {
-            return Vec::new();
-        };
-        let waiting = matches!(&self.projection, Slot::Missing(_));
-        if !waiting {
-            return Vec::new();
-        }
         let shown_failed = matches!(self.tokenizer().map(|t| &t.data), Some(Slot::Failed(_)));
         let data = if shown_failed {
             self.tokenizers.iter().find_map(|t| t.data.ready().cloned())
@@ -874,14 +903,31 @@ impl App {
         let Some(data) = data else {
             return Vec::new();
         };
-        self.projection = Slot::Loading(None);
-        let request = Request::Project {
-            embeddings,
-            data,
-            params: ProjectionParams::default(),
-            highlight: HIGHLIGHTED_GROUPS,
-        };
-        vec![self.request(request, Topic::Projection)]
+        let mut commands = Vec::new();
+        if let (Some(embeddings), Slot::Missing(_)) = (self.embeddings.clone(), &self.projection) {
+            self.projection = Slot::Loading(None);
+            let request = Request::Project {
+                embeddings,
+                data: data.clone(),
+                params: ProjectionParams::default(),
+                highlight: HIGHLIGHTED_GROUPS,
+            };
+            commands.push(self.request(request, Topic::Projection));
+        }
+        if let (Some(interactions), Slot::Missing(_)) =
+            (self.interactions.clone(), &self.collaborative)
+        {
+            self.collaborative = Slot::Loading(None);
+            let request = Request::Collaborative {
+                interactions,
+                n_rows: None,
+                data,
+                params: ProjectionParams::default(),
+                highlight: HIGHLIGHTED_GROUPS,
+            };
+            commands.push(self.request(request, Topic::Collaborative));
+        }
+        commands
     }
 
     /// Re-evaluates tokenizer `i` after its beams file changed on disk.
@@ -946,19 +992,23 @@ impl App {
         }
     }
 
-    /// Maps the projected points to the collision groups of the tokenizer shown.
+    /// Maps both projections' points to the collision groups of the tokenizer shown, and
+    /// measures how far apart each group's items are in both spaces.
     fn refresh_scatter(&mut self) {
-        let (Some(projected), Some(data)) = (self.projection.ready(), self.data()) else {
-            self.scatter = None;
-            return;
+        let fresh = |view: &Option<ScatterView>| {
+            view.as_ref().is_some_and(|s| s.tokenizer == self.selected)
         };
-        if self
-            .scatter
-            .as_ref()
-            .is_some_and(|s| s.tokenizer == self.selected)
-        {
-            return;
+        if !fresh(&self.scatter) {
+            self.scatter = self.scatter_view(self.projection.ready());
         }
+        if !fresh(&self.cf_scatter) {
+            self.cf_scatter = self.scatter_view(self.collaborative.ready());
+        }
+        self.refresh_spreads();
+    }
+
+    fn scatter_view(&self, projected: Option<&Arc<Projected>>) -> Option<ScatterView> {
+        let (projected, data) = (projected?, self.data()?);
         let projection = &projected.projection;
         let items = ItemRows::new(&data.index, &data.collisions, projection.total_rows, 0);
         let positions: Vec<Option<usize>> = projection
@@ -973,11 +1023,111 @@ impl App {
                 (data.collisions.size(group) > 1).then_some(group)
             })
             .collect();
-        self.scatter = Some(ScatterView {
+        Some(ScatterView {
             tokenizer: self.selected,
             groups,
             positions,
+        })
+    }
+
+    /// The mean intra-group distances of the tokenizer shown in both spaces (a pass over the
+    /// groups' item pairs: milliseconds), recomputed when the tokenizer, a space or the
+    /// minimum size changes.
+    fn refresh_spreads(&mut self) {
+        let (Some(data), Some(textual)) = (self.data(), self.projection.ready()) else {
+            self.spreads = None;
+            return;
+        };
+        let collaborative = self.collaborative.ready();
+        let min_size = self.min_size.max(TIGHTEST_MIN_SIZE);
+        let current = self.spreads.as_ref().is_some_and(|s| {
+            s.tokenizer == self.selected
+                && s.with_collaborative == collaborative.is_some()
+                && s.min_size == min_size
         });
+        if current {
+            return;
+        }
+        self.spreads = Spreads::compute(
+            self.selected,
+            data,
+            &textual.embeddings,
+            collaborative.map(|c| c.embeddings.as_ref()),
+            min_size,
+        )
+        .map(Arc::new);
+    }
+
+    /// `v`: textual → collaborative → both side by side (where the pane has room).
+    fn cycle_space(&mut self) {
+        if let Some(why) = slot_missing(&self.collaborative, "the collaborative space") {
+            self.space = Space::Textual;
+            self.say(Level::Warn, format!("only the textual space: {why}"));
+            return;
+        }
+        let room = scatter::room_for_both(self);
+        self.space = self.space.next(room);
+        self.camera.zoom = 1.0;
+        self.camera.centre = None;
+        self.camera.pick = None;
+        let hint = if room || self.space == Space::Both {
+            String::new()
+        } else {
+            " (too narrow for both side by side: the spaces are tabs)".to_string()
+        };
+        self.say(
+            Level::Info,
+            format!("scatter: {} space{hint}", self.space.label()),
+        );
+    }
+
+    /// `t`: highlight the tightest groups (smallest mean pairwise cosine distance in the
+    /// textual space) instead of the largest.
+    fn toggle_tightest(&mut self) {
+        if self.spreads.is_none() {
+            let why = slot_missing(&self.projection, "the embeddings")
+                .unwrap_or_else(|| "the embeddings do not cover the index".into());
+            self.say(Level::Warn, format!("no tightest groups: {why}"));
+            return;
+        }
+        self.tightest = !self.tightest;
+        self.camera.colour_by = ColourBy::Collision;
+        let (found, min_size) = self
+            .spreads
+            .as_ref()
+            .map_or((0, TIGHTEST_MIN_SIZE), |s| (s.tightest.len(), s.min_size));
+        let text = if self.tightest {
+            format!(
+                "scatter highlights the {found} tightest groups of at least {min_size} items (mean cosine distance in the text; the detail gives both spaces)"
+            )
+        } else {
+            format!("scatter highlights the {HIGHLIGHTED_GROUPS} largest groups")
+        };
+        self.say(Level::Info, text);
+    }
+
+    /// The projection a pane of `space` draws (the textual one for `Both`'s left pane).
+    pub fn projection_of(&self, space: Space) -> Option<&Arc<Projected>> {
+        match space {
+            Space::Collaborative => self.collaborative.ready(),
+            Space::Textual | Space::Both => self.projection.ready(),
+        }
+    }
+
+    /// The points-to-groups map of `space`'s projection.
+    pub fn scatter_of(&self, space: Space) -> Option<&ScatterView> {
+        match space {
+            Space::Collaborative => self.cf_scatter.as_ref(),
+            Space::Textual | Space::Both => self.scatter.as_ref(),
+        }
+    }
+
+    /// The space zoom, pan and picks act on: the one shown, the textual one in `Both`.
+    pub fn camera_space(&self) -> Space {
+        match self.space {
+            Space::Collaborative if self.collaborative.ready().is_some() => Space::Collaborative,
+            _ => Space::Textual,
+        }
     }
 
     fn say(&mut self, level: Level, text: impl Into<String>) {
@@ -1526,6 +1676,7 @@ impl App {
             self.rebuild_order(i);
         }
         self.refresh_search();
+        self.refresh_spreads();
         self.say(Level::Info, format!("groups of at least {min_size} items"));
     }
 

@@ -1,4 +1,4 @@
-//! Background work (loading, evaluation, ZCR, t-SNE) on threads, reporting `Progress / Done /
+//! Background work (loading, evaluation, ZCR, t-SNE, the collaborative space) on threads, reporting `Progress / Done /
 //! Failed` tagged with a target and generation so superseded answers are dropped; a newer
 //! request for a target cancels the older one through the library's `Progress::cancelled`.
 
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use std::path::{Path, PathBuf};
 
+use crate::collab::CfConfig;
 use crate::collision::Collisions;
 use crate::collision_interactions::CollisionInteractions;
 use crate::load::dataset::interactions_of_index;
@@ -37,6 +38,8 @@ pub enum Topic {
     Reassign(usize),
     /// The scatter's projection.
     Projection,
+    /// The collaborative embedding of the interactions and its projection.
+    Collaborative,
 }
 
 /// A message from a job to the UI thread.
@@ -81,6 +84,8 @@ pub enum Payload {
     Reassign(Arc<Reassigned>),
     /// The projection.
     Projection(Arc<Projected>),
+    /// The collaborative space, projected like the embeddings.
+    Collaborative(Arc<Projected>),
 }
 
 /// Work the app asks for.
@@ -123,6 +128,20 @@ pub enum Request {
         /// How many of the largest groups must be in the sample.
         highlight: usize,
     },
+    /// Embed the interactions (PPMI + truncated SVD) and project that space like `Project`,
+    /// on the same items, so both scatters show the same points.
+    Collaborative {
+        /// The interactions file.
+        interactions: PathBuf,
+        /// The tokenizer whose index places the rows and whose largest groups are kept.
+        data: Arc<TokenizerData>,
+        /// Embedding rows to match (the text embeddings' rows), so the samples agree.
+        n_rows: Option<usize>,
+        /// t-SNE settings.
+        params: ProjectionParams,
+        /// How many of the largest groups must be in the sample.
+        highlight: usize,
+    },
 }
 
 impl Request {
@@ -133,6 +152,7 @@ impl Request {
             Request::Evaluate { tokenizer, .. } => Topic::Metrics(*tokenizer),
             Request::Reassign { tokenizer, .. } => Topic::Reassign(*tokenizer),
             Request::Project { .. } => Topic::Projection,
+            Request::Collaborative { .. } => Topic::Collaborative,
         }
     }
 }
@@ -233,6 +253,14 @@ pub fn run(request: Request, generation: u64, cancel: &CancelFlag, tx: &Sender<J
             highlight,
         } => guarded(|| project(&embeddings, &data, &params, highlight, &sink))
             .map(|p| Payload::Projection(Arc::new(p))),
+        Request::Collaborative {
+            interactions,
+            data,
+            n_rows,
+            params,
+            highlight,
+        } => guarded(|| collaborative(&interactions, &data, n_rows, &params, highlight, &sink))
+            .map(|p| Payload::Collaborative(Arc::new(p))),
     };
     let event = match result {
         Ok(payload) => JobEvent::Done(payload),
@@ -295,6 +323,55 @@ fn project(
         cache,
         must_include: items.highlighted().len(),
         embeddings: Arc::new(embeddings),
+    })
+}
+
+/// The collaborative embedding of `path` (rows by the tokenizer's index), projected on the
+/// sample `project` takes of the same items; the t-SNE comes from the user's cache when it has
+/// it (the embedding is deterministic, so its key is stable).
+fn collaborative(
+    path: &Path,
+    data: &TokenizerData,
+    n_rows: Option<usize>,
+    params: &ProjectionParams,
+    highlight: usize,
+    sink: &Sink<'_>,
+) -> Result<Projected, String> {
+    let (space, embedding) =
+        usecase::collaborative_space(path, &data.index, &CfConfig::default(), sink)
+            .map_err(|e| e.to_string())?;
+    let n = n_rows.unwrap_or(space.n_rows());
+    if space.n_rows() != n {
+        return Err(format!(
+            "{}: the collaborative space has {} rows but the embeddings have {n}; both follow the index's item ids",
+            path.display(),
+            space.n_rows()
+        ));
+    }
+    let items =
+        ItemRows::new(&data.index, &data.collisions, n, highlight).map_err(|e| e.to_string())?;
+    let active = |&row: &usize| embedding.vectors.row(row).iter().any(|&v| v != 0.0);
+    let candidates: Vec<usize> = items.rows().iter().copied().filter(active).collect();
+    let must_include: Vec<usize> = items.highlighted().iter().copied().filter(active).collect();
+    let (mut projection, cache) =
+        usecase::project_candidates(&space, &candidates, &must_include, params, true, sink)
+            .map_err(|e| {
+                format!(
+                    "projecting the collaborative space of {}: {e}",
+                    path.display()
+                )
+            })?;
+    let left_out = items.rows().len() - candidates.len();
+    if left_out > 0 {
+        projection
+            .notes
+            .push(format!("{left_out} items without co-occurrences left out"));
+    }
+    Ok(Projected {
+        projection,
+        cache,
+        must_include: must_include.len(),
+        embeddings: Arc::new(space),
     })
 }
 

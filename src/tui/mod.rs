@@ -10,6 +10,7 @@ pub mod keys;
 pub mod layout;
 pub mod search;
 pub mod sources;
+pub mod spaces;
 pub mod theme;
 pub mod ui;
 pub mod watch;

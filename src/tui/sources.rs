@@ -1,5 +1,5 @@
 //! What the TUI opens: tokenizers (an index plus optional beams, latents and codebooks) and the
-//! files all of them share (item metadata, embeddings), from a dataset folder or explicit files.
+//! files all of them share (item metadata, embeddings, interactions), from a dataset folder or explicit files.
 
 use std::path::PathBuf;
 
@@ -18,6 +18,8 @@ pub struct Sources {
     pub items: Option<PathBuf>,
     /// Item embeddings for the scatter (row i = item id i).
     pub embeddings: Option<PathBuf>,
+    /// User interactions, for the scatter's collaborative space.
+    pub interactions: Option<PathBuf>,
     /// Codebook size V when the index does not say it.
     pub codebook_size: Option<usize>,
     /// Semantics of the metrics.
@@ -34,6 +36,7 @@ impl Sources {
             tokenizers: dataset.tokenizers(),
             items: dataset.items.clone(),
             embeddings: dataset.embeddings.first().cloned(),
+            interactions: dataset.interactions.clone(),
             codebook_size: None,
             compat: Compat::Faithful,
             watch_beams: true,
@@ -66,12 +69,13 @@ mod tests {
             name: "D".into(),
             root: PathBuf::from("."),
             items: Some("D.item.json".into()),
-            interactions: None,
+            interactions: Some("D.inter.json".into()),
             embeddings: vec![PathBuf::from("D.emb-a.npy"), PathBuf::from("D.emb-b.npy")],
             variants: vec![variant("rk", true), variant("rq", false)],
         };
         let s = Sources::from_dataset(&dataset);
         assert_eq!(s.embeddings, Some(PathBuf::from("D.emb-a.npy")));
+        assert_eq!(s.interactions, Some(PathBuf::from("D.inter.json")));
         assert_eq!(s.tokenizers[0].latents, Some(PathBuf::from("D.emb-a.npy")));
         assert_eq!(s.tokenizers[1].latents, None);
         assert_eq!(s.beams_files(), 2);

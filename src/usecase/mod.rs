@@ -1,15 +1,17 @@
 //! The use cases both front ends call, so that neither wires library steps itself: price a
-//! tokenizer's reassignment, evaluate its beams, project its items, compare a set of
+//! tokenizer's reassignment, evaluate its beams, project its items, embed its interactions, compare a set of
 //! tokenizers, follow one item through them. Each takes a [`Progress`](crate::progress::Progress) that reports and cancels.
 
+mod collaborative;
 mod compare;
 mod evaluate;
 mod item;
 mod price;
 mod project;
 
+pub use collaborative::collaborative_space;
 pub use compare::{CompareReport, compare_tokenizers, compare_tokenizers_decoded};
 pub use evaluate::evaluate_beams;
 pub use item::follow_item;
 pub use price::{cost_model, plan_reassignment};
-pub use project::project_items;
+pub use project::{project_candidates, project_items};

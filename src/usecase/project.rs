@@ -26,7 +26,28 @@ pub fn project_items(
         None => (0..embeddings.n_rows()).collect(),
     };
     let must_include = items.map_or(&[][..], ItemRows::highlighted);
-    let rows = projection::sample_among(&candidates, params.max_points, must_include, params.seed)?;
+    project_candidates(
+        embeddings,
+        &candidates,
+        must_include,
+        params,
+        use_cache,
+        progress,
+    )
+}
+
+/// [`project_items`] on given rows: a sample of `candidates` that keeps every row of
+/// `must_include`. The collaborative scatter leaves out items without co-occurrences this way
+/// (their zero rows would pile up on one spot).
+pub fn project_candidates(
+    embeddings: &Latents,
+    candidates: &[usize],
+    must_include: &[usize],
+    params: &ProjectionParams,
+    use_cache: bool,
+    progress: &dyn Progress,
+) -> Result<(Projection, Option<CacheOutcome>)> {
+    let rows = projection::sample_among(candidates, params.max_points, must_include, params.seed)?;
     let cache = use_cache.then(ProjectionCache::for_user);
     match embeddings.view() {
         LatentsView::F32(a) => compute(a, &rows, params, cache.as_ref(), progress),

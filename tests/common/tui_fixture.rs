@@ -60,6 +60,18 @@ pub const BETA_BEAMS: &str = r#"[
   {"beam_sids": ["<a_5><b_0><c_0><d_0>", "<a_6><b_0><c_0><d_0>"], "target": "<a_4><b_0><c_0><d_0>", "target_item": "9"}
 ]"#;
 
+/// Two kinds of users: one buys the even half of each near-duplicate group, the other the odd
+/// half, so groups that are tight in the text are apart by interactions.
+pub const INTERACTIONS: &str = r#"{
+  "a1": ["0", "2", "4", "11", "12"], "a2": ["2", "4", "0", "7", "9"],
+  "a3": ["4", "0", "11", "12", "2"], "a4": ["7", "9", "0", "2", "11"],
+  "a5": ["11", "12", "4", "9", "7"], "a6": ["9", "7", "2", "12", "0"],
+  "b1": ["1", "3", "5", "13", "14"], "b2": ["3", "5", "1", "8", "10"],
+  "b3": ["5", "1", "13", "14", "3"], "b4": ["8", "10", "1", "3", "15"],
+  "b5": ["13", "14", "5", "10", "8"], "b6": ["15", "6", "13", "1", "3"],
+  "b7": ["6", "5", "10", "8", "14"]
+}"#;
+
 /// Item 0's description, long enough to wrap in the item view.
 pub const DESCRIPTION: &str = "A quiet FDM printer for home, school and workshop. Comes 95 % assembled, ready to print in 15 minutes. Removable magnetic PEI build plate: flex it and the print pops off.";
 
@@ -141,6 +153,7 @@ pub fn write_files(dir: &Path) -> Sources {
         })
         .collect();
     let items = write("items.json", &serde_json::to_string(&items).unwrap());
+    let interactions = write("inter.json", INTERACTIONS);
     let codebooks = Array3::from_shape_fn((4, 16, 4), |(l, c, d)| wobble(l, c, d) / (1 + l) as f32);
     let alpha_codes: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(ALPHA).unwrap();
@@ -181,6 +194,7 @@ pub fn write_files(dir: &Path) -> Sources {
         ],
         items: Some(items),
         embeddings: Some(latents_path),
+        interactions: Some(interactions),
         codebook_size: Some(16),
         ..Sources::default()
     }
@@ -199,6 +213,7 @@ fn clone(p: &Payload) -> Payload {
         Payload::Metrics(x) => Payload::Metrics(x.clone()),
         Payload::Reassign(x) => Payload::Reassign(x.clone()),
         Payload::Projection(x) => Payload::Projection(x.clone()),
+        Payload::Collaborative(x) => Payload::Collaborative(x.clone()),
     }
 }
 
@@ -267,6 +282,7 @@ pub fn answer(app: &mut App, command: Command) -> Vec<Command> {
         Request::Evaluate { tokenizer, .. } => vec![Topic::Metrics(*tokenizer)],
         Request::Reassign { tokenizer, .. } => vec![Topic::Reassign(*tokenizer)],
         Request::Project { .. } => vec![Topic::Projection],
+        Request::Collaborative { .. } => vec![Topic::Collaborative],
     };
     let mut next = Vec::new();
     for target in targets {

@@ -19,6 +19,7 @@ use crate::item_view::{self, Tokenized};
 use super::super::app::{App, Slot};
 use super::super::data::{PrefixEntry, TokenizerData, prefix_key};
 use super::super::layout::{self, Pane};
+use super::super::spaces::apart_text;
 use super::{
     cut_apart, fit_middle, message, pad, pane_block, progress_text, slot_lines, table, thousands,
     wrap,
@@ -204,8 +205,19 @@ pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> P
                 theme.dim(),
             ),
         ]),
-        Line::raw(""),
     ];
+    if let Some(apart) = app
+        .spreads
+        .as_ref()
+        .filter(|s| s.tokenizer == app.selected)
+        .and_then(|s| s.by_group.get(&row.group))
+    {
+        out.push(Line::from(vec![
+            Span::styled("apart ", theme.dim()),
+            Span::styled(apart_text(apart), theme.text()),
+        ]));
+    }
+    out.push(Line::raw(""));
     out.extend(member_lines(app, row, width));
     if let Slot::Missing(how) | Slot::Failed(how) = &app.items {
         out.push(Line::styled(how.clone(), theme.dim()));

@@ -1,5 +1,5 @@
-//! The t-SNE scatter of item embeddings (braille dots), explorable like an embedding
-//! projector: zoom and pan, the picked item `✚` with its nearest neighbours `∘` in the full
+//! The t-SNE scatter of item embeddings (braille dots), and of the collaborative space beside
+//! it (the paper's Figure 5), explorable like an embedding projector: zoom and pan, the picked item `✚` with its nearest neighbours `∘` in the full
 //! embedding space, colour by collision group, first-level code or prefix group; the selected
 //! group bright and marked `◉`; a legend, and what was sampled and cached.
 
@@ -9,8 +9,8 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 use ratatui::widgets::canvas::{Canvas, Points};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use std::collections::HashMap;
 
@@ -19,59 +19,212 @@ use crate::sid;
 use super::super::app::{App, ColourBy, HIGHLIGHTED_GROUPS, Slot};
 use super::super::data::{Projected, prefix_key};
 use super::super::layout::{self, Pane};
-use super::{fit, message, pane_block, slot_lines, thousands, wrap};
+use super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text};
+use super::{fit, pane_block, slot_lines, thousands, wrap};
 
-/// Draws the scatter pane.
+/// Draws the scatter pane: one space, or both side by side (tabs when the pane is narrow).
+///
+/// ```text
+/// ┏ Scatter · textual │ collaborative ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
+/// ┃ textual · t-SNE of DS.emb.npy        collaborative · DS.inter.json  ┃
+/// ┃   ⠁⠂ ⠄1   ⠈⠐                          ⠠ ⢀  1 ⠁                      ┃
+/// ┃ legend                               legend                         ┃
+/// ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
+/// ```
 pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let theme = &app.theme;
-    let file = app
-        .embeddings
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map(|f| {
-            vec![Span::styled(
-                format!("· t-SNE of {}", f.to_string_lossy()),
-                theme.dim(),
-            )]
-        });
-    let block = pane_block(app, Pane::Scatter, file.unwrap_or_default());
-    let projected = match &app.projection {
+    let inner = layout::inner(rect);
+    let (tabs, panes) = panes(app, inner);
+    let title = match (tabs, panes.as_slice()) {
+        (None, [(Space::Textual, _)]) => {
+            app.embeddings
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|f| {
+                    vec![Span::styled(
+                        format!("· t-SNE of {}", f.to_string_lossy()),
+                        theme.dim(),
+                    )]
+                })
+        }
+        (_, panes) => Some(vec![Span::styled(
+            match panes {
+                [_, _] => "· textual and collaborative space side by side".to_string(),
+                _ => format!("· {} space", app.space.label()),
+            },
+            theme.dim(),
+        )]),
+    };
+    frame.render_widget(
+        pane_block(app, Pane::Scatter, title.unwrap_or_default()),
+        rect,
+    );
+    if let Some(bar) = tabs {
+        let shown = panes.first().map_or(Space::Textual, |&(s, _)| s);
+        let tab = |space: Space| {
+            let style = if space == shown {
+                theme.selected()
+            } else {
+                theme.dim()
+            };
+            Span::styled(format!(" {} ", space_title(space)), style)
+        };
+        let line = Line::from(vec![
+            tab(Space::Textual),
+            Span::styled("│", theme.border()),
+            tab(Space::Collaborative),
+            Span::styled(" v switches", theme.dim()),
+        ]);
+        frame.render_widget(Paragraph::new(line), bar);
+    }
+    let side_by_side = panes.len() > 1;
+    for (space, area) in panes {
+        let area = if side_by_side {
+            let heading = Line::styled(
+                fit(&space_heading(app, space), area.width as usize),
+                theme.header(),
+            );
+            frame.render_widget(
+                Paragraph::new(heading),
+                Rect::new(area.x, area.y, area.width, 1),
+            );
+            Rect::new(
+                area.x,
+                area.y + 1,
+                area.width,
+                area.height.saturating_sub(1),
+            )
+        } else {
+            area
+        };
+        render_space(app, frame, space, area);
+    }
+}
+
+/// Legends narrower than this (side by side) leave out what the other pane already says.
+const COMPACT_LEGEND: usize = 70;
+
+/// The width inside the pane from which both spaces go side by side.
+const MIN_BOTH_WIDTH: u16 = 90;
+
+/// Whether the scatter pane, as laid out now, has room for both spaces side by side.
+pub fn room_for_both(app: &App) -> bool {
+    app.layout()
+        .pane(Pane::Scatter)
+        .is_some_and(|r| layout::inner(r).width >= MIN_BOTH_WIDTH)
+}
+
+/// The space's tab title.
+fn space_title(space: Space) -> &'static str {
+    match space {
+        Space::Textual => "Textual",
+        Space::Collaborative => "Collaborative",
+        Space::Both => "Both",
+    }
+}
+
+/// What a side-by-side pane shows, above its plot.
+fn space_heading(app: &App, space: Space) -> String {
+    let file = |p: &Option<std::path::PathBuf>| {
+        p.as_ref()
+            .and_then(|p| p.file_name())
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+    };
+    match space {
+        Space::Collaborative => {
+            format!("collaborative · PPMI + SVD of {}", file(&app.interactions))
+        }
+        _ => format!("textual · t-SNE of {}", file(&app.embeddings)),
+    }
+}
+
+/// The tab bar (when the spaces are tabs) and each shown space's area inside the pane.
+pub fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
+    if app.interactions.is_none() {
+        return (None, vec![(Space::Textual, inner)]);
+    }
+    if app.space == Space::Both && inner.width >= MIN_BOTH_WIDTH {
+        let left = inner.width.saturating_sub(1) / 2;
+        let right = inner.width - left - 1;
+        return (
+            None,
+            vec![
+                (
+                    Space::Textual,
+                    Rect::new(inner.x, inner.y, left, inner.height),
+                ),
+                (
+                    Space::Collaborative,
+                    Rect::new(inner.x + left + 1, inner.y, right, inner.height),
+                ),
+            ],
+        );
+    }
+    let shown = match app.space {
+        Space::Collaborative => Space::Collaborative,
+        Space::Textual | Space::Both => Space::Textual,
+    };
+    let bar = Rect::new(inner.x, inner.y, inner.width, inner.height.min(1));
+    let body = Rect::new(
+        inner.x,
+        inner.y + bar.height,
+        inner.width,
+        inner.height - bar.height,
+    );
+    (Some(bar), vec![(shown, body)])
+}
+
+/// One space's plot and legend in `area`, or why it is not there yet.
+fn render_space(app: &App, frame: &mut Frame, space: Space, area: Rect) {
+    let theme = &app.theme;
+    let slot = match space {
+        Space::Collaborative => &app.collaborative,
+        _ => &app.projection,
+    };
+    let what = match space {
+        Space::Collaborative => "the collaborative space",
+        _ => "the projection",
+    };
+    let projected = match slot {
         Slot::Ready(p) => p,
         other => {
-            let lines = slot_lines(other, "the projection", theme).unwrap_or_default();
-            message(frame, block, rect, lines);
+            let lines = slot_lines(other, what, theme).unwrap_or_default();
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
             return;
         }
     };
-    let inner = layout::inner(rect);
-    frame.render_widget(block, rect);
     if projected.projection.points.is_empty() {
         let text = projected.projection.notes.join("; ");
-        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), inner);
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), area);
         return;
     }
-    let plot = plot_rect(app, projected, inner);
-    let legend = legend_lines(app, projected, inner.width as usize);
+    let plot = plot_rect(app, space, projected, area);
+    let legend = legend_lines(app, space, projected, area.width as usize);
     let below = Rect::new(
-        inner.x,
+        area.x,
         plot.bottom(),
-        inner.width,
-        inner.bottom() - plot.bottom(),
+        area.width,
+        area.bottom() - plot.bottom(),
     );
-    draw_points(app, projected, frame, plot);
+    draw_points(app, space, projected, frame, plot);
     frame.render_widget(Paragraph::new(legend), below);
 }
 
 /// The legend wrapped to `width`.
-fn legend_lines(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> {
-    wrap::wrap_all(&legend(app, projected, width), width)
+fn legend_lines(
+    app: &App,
+    space: Space,
+    projected: &Projected,
+    width: usize,
+) -> Vec<Line<'static>> {
+    wrap::wrap_all(&legend(app, space, projected, width), width)
 }
 
-/// Where the points go inside the pane: the pane minus the legend (at most half of it).
-pub fn plot_rect(app: &App, projected: &Projected, inner: Rect) -> Rect {
-    let lines = legend_lines(app, projected, inner.width as usize).len() as u16;
-    let legend = lines.min(inner.height / 2);
-    Rect::new(inner.x, inner.y, inner.width, inner.height - legend)
+/// Where the points go inside a space's area: the area minus the legend (at most half).
+fn plot_rect(app: &App, space: Space, projected: &Projected, area: Rect) -> Rect {
+    let lines = legend_lines(app, space, projected, area.width as usize).len() as u16;
+    let legend = lines.min(area.height / 2);
+    Rect::new(area.x, area.y, area.width, area.height - legend)
 }
 
 /// The extent of all points, with a 2 % margin.
@@ -86,14 +239,21 @@ fn full_bounds(points: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
     (bound(0), bound(1))
 }
 
-/// What the view shows, in projection coordinates: all points, zoomed around the camera.
-pub fn view_bounds(app: &App, projected: &Projected) -> ([f64; 2], [f64; 2]) {
+/// What a space's view shows, in its projection coordinates: all points, zoomed around the
+/// camera when it is the space the camera looks at (`camera`), else around the picked item.
+pub fn view_bounds(app: &App, space: Space, projected: &Projected) -> ([f64; 2], [f64; 2]) {
+    let camera = space == app.camera_space();
     let (x, y) = full_bounds(&projected.projection.points);
     let zoom = app.camera.zoom.max(1.0);
-    let centre = app
-        .camera
-        .centre
-        .unwrap_or([(x[0] + x[1]) / 2.0, (y[0] + y[1]) / 2.0]);
+    let middle = [(x[0] + x[1]) / 2.0, (y[0] + y[1]) / 2.0];
+    let centre = if camera {
+        app.camera.centre.unwrap_or(middle)
+    } else {
+        let picked = app
+            .picked_point(space)
+            .and_then(|i| projected.projection.points.get(i).copied());
+        picked.filter(|_| zoom > 1.0).unwrap_or(middle)
+    };
     let (hx, hy) = ((x[1] - x[0]) / 2.0 / zoom, (y[1] - y[0]) / 2.0 / zoom);
     (
         [centre[0] - hx, centre[0] + hx],
@@ -101,27 +261,60 @@ pub fn view_bounds(app: &App, projected: &Projected) -> ([f64; 2], [f64; 2]) {
     )
 }
 
-/// The projection coordinates under a screen cell of the plot, if it is on the plot.
+/// The plot of each shown space, as laid out now.
+fn plots(app: &App) -> Vec<(Space, Rect, &Projected)> {
+    let Some(rect) = app.layout().pane(Pane::Scatter) else {
+        return Vec::new();
+    };
+    let (_, panes) = panes(app, layout::inner(rect));
+    let side_by_side = panes.len() > 1;
+    panes
+        .into_iter()
+        .filter_map(|(space, area)| {
+            let projected = app.projection_of(space)?;
+            let area = if side_by_side {
+                Rect::new(
+                    area.x,
+                    area.y + 1,
+                    area.width,
+                    area.height.saturating_sub(1),
+                )
+            } else {
+                area
+            };
+            Some((
+                space,
+                plot_rect(app, space, projected, area),
+                projected.as_ref(),
+            ))
+        })
+        .collect()
+}
+
+/// The projection coordinates under a screen cell of the camera's plot, if it is on it.
 pub fn coordinates_at(app: &App, column: u16, row: u16) -> Option<[f64; 2]> {
-    let projected = app.projection.ready()?;
-    let inner = layout::inner(app.layout().pane(Pane::Scatter)?);
-    let plot = plot_rect(app, projected, inner);
+    let (_, plot, projected) = plots(app)
+        .into_iter()
+        .find(|&(space, _, _)| space == app.camera_space())?;
     if !plot.contains(ratatui::layout::Position::new(column, row)) {
         return None;
     }
-    let (x, y) = view_bounds(app, projected);
+    let (x, y) = view_bounds(app, app.camera_space(), projected);
     let fx = (f64::from(column - plot.x) + 0.5) / f64::from(plot.width);
     let fy = (f64::from(row - plot.y) + 0.5) / f64::from(plot.height);
     Some([x[0] + fx * (x[1] - x[0]), y[1] - fy * (y[1] - y[0])])
 }
 
-/// The point nearest a clicked cell (within two cells), as an index into the points.
-pub fn point_at(app: &App, column: u16, row: u16) -> Option<usize> {
-    let at = coordinates_at(app, column, row)?;
-    let projected = app.projection.ready()?;
-    let inner = layout::inner(app.layout().pane(Pane::Scatter)?);
-    let plot = plot_rect(app, projected, inner);
-    let (x, y) = view_bounds(app, projected);
+/// The point nearest a clicked cell (within two cells): its space and index into that
+/// space's points.
+pub fn point_at(app: &App, column: u16, row: u16) -> Option<(Space, usize)> {
+    let (space, plot, projected) = plots(app)
+        .into_iter()
+        .find(|(_, plot, _)| plot.contains(ratatui::layout::Position::new(column, row)))?;
+    let (x, y) = view_bounds(app, space, projected);
+    let fx = (f64::from(column - plot.x) + 0.5) / f64::from(plot.width);
+    let fy = (f64::from(row - plot.y) + 0.5) / f64::from(plot.height);
+    let at = [x[0] + fx * (x[1] - x[0]), y[1] - fy * (y[1] - y[0])];
     let (cell_x, cell_y) = (
         (x[1] - x[0]) / f64::from(plot.width),
         (y[1] - y[0]) / f64::from(plot.height),
@@ -137,7 +330,7 @@ pub fn point_at(app: &App, column: u16, row: u16) -> Option<usize> {
         })
         .filter(|&(_, d)| d <= 4.0)
         .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(i, _)| i)
+        .map(|(i, _)| (space, i))
 }
 
 /// Points per layer: dim, each highlighted rank, selected; with the centroid of each group.
@@ -149,11 +342,14 @@ struct Layers {
 
 /// The category colouring a point in the current mode (collision groups are ranked by size
 /// in the library's order; codes and prefixes by how many points they hold).
-fn categories(app: &App, projected: &Projected) -> (Vec<Option<u128>>, Vec<(u128, usize)>) {
+fn categories(
+    app: &App,
+    space: Space,
+    projected: &Projected,
+) -> (Vec<Option<u128>>, Vec<(u128, usize)>) {
     let n = projected.projection.points.len();
     let Some(view) = app
-        .scatter
-        .as_ref()
+        .scatter_of(space)
         .filter(|s| s.tokenizer == app.selected && s.positions.len() == n)
     else {
         return (vec![None; n], Vec::new());
@@ -168,7 +364,19 @@ fn categories(app: &App, projected: &Projected) -> (Vec<Option<u128>>, Vec<(u128
         }
     };
     let keys: Vec<Option<u128>> = (0..n).map(key).collect();
+    let tightest = app
+        .spreads
+        .as_ref()
+        .filter(|s| app.tightest && s.tokenizer == app.selected);
     let top: Vec<(u128, usize)> = match (app.camera.colour_by, data) {
+        (ColourBy::Collision, Some(d)) if tightest.is_some() => tightest
+            .map(|s| {
+                s.tightest
+                    .iter()
+                    .map(|&g| (u128::from(g), d.collisions.size(g) as usize))
+                    .collect()
+            })
+            .unwrap_or_default(),
         (ColourBy::Collision, Some(d)) => d
             .rows
             .iter()
@@ -189,7 +397,7 @@ fn categories(app: &App, projected: &Projected) -> (Vec<Option<u128>>, Vec<(u128
     (keys, top)
 }
 
-fn layers(app: &App, projected: &Projected) -> Layers {
+fn layers(app: &App, space: Space, projected: &Projected) -> Layers {
     let mut out = Layers {
         dim: Vec::new(),
         ranked: vec![Vec::new(); HIGHLIGHTED_GROUPS],
@@ -197,11 +405,10 @@ fn layers(app: &App, projected: &Projected) -> Layers {
     };
     let points = &projected.projection.points;
     let groups = app
-        .scatter
-        .as_ref()
+        .scatter_of(space)
         .filter(|s| s.tokenizer == app.selected && s.groups.len() == points.len());
     let selected = app.selected_row().map(|r| r.group);
-    let (keys, top) = categories(app, projected);
+    let (keys, top) = categories(app, space, projected);
     for (i, p) in points.iter().enumerate() {
         let xy = (p[0], p[1]);
         let group = groups.and_then(|g| g.groups[i]);
@@ -227,13 +434,13 @@ fn centroid(points: &[(f64, f64)]) -> Option<(f64, f64)> {
     })
 }
 
-fn draw_points(app: &App, projected: &Projected, frame: &mut Frame, plot: Rect) {
+fn draw_points(app: &App, space: Space, projected: &Projected, frame: &mut Frame, plot: Rect) {
     let theme = &app.theme;
     let points = &projected.projection.points;
-    let (x_bounds, y_bounds) = view_bounds(app, projected);
-    let layers = layers(app, projected);
-    let picked = app.picked_point().and_then(|i| points.get(i).copied());
-    let view = app.scatter.as_ref();
+    let (x_bounds, y_bounds) = view_bounds(app, space, projected);
+    let layers = layers(app, space, projected);
+    let picked = app.picked_point(space).and_then(|i| points.get(i).copied());
+    let view = app.scatter_of(space);
     let neighbours: Vec<[f64; 2]> = match (&app.camera.neighbours, view) {
         (Some(n), Some(view)) => n
             .near
@@ -293,14 +500,24 @@ fn draw_points(app: &App, projected: &Projected, frame: &mut Frame, plot: Rect) 
 
 /// One line per highlighted group (colour, rank, size, first title), the selected group, and
 /// what the projection rests on (sample, method, cache).
-fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> {
+fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let mut out = Vec::new();
-    let (_, top) = categories(app, projected);
-    let mut spans = vec![Span::styled(
-        format!("by {} (c): ", app.camera.colour_by.label()),
-        theme.dim(),
-    )];
+    let (_, top) = categories(app, space, projected);
+    let tightest = app.tightest && app.camera.colour_by == ColourBy::Collision;
+    let heading = if tightest {
+        format!(
+            "{} tightest groups of {}+ items (t), mean cosine distance here: ",
+            top.len(),
+            app.spreads
+                .as_ref()
+                .map_or(TIGHTEST_MIN_SIZE, |s| s.min_size)
+        )
+    } else {
+        format!("by {} (c): ", app.camera.colour_by.label())
+    };
+    let compact = width < COMPACT_LEGEND;
+    let mut spans = vec![Span::styled(heading, theme.dim())];
     for (rank, &(key, count)) in top.iter().enumerate() {
         let colour = theme.group_colour(rank);
         let style = if colour == Color::Reset {
@@ -315,7 +532,20 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
                     .and_then(|r| r.items.first().and_then(|i| i.title.clone()))
                     .or_else(|| row.map(|r| r.sid.clone()))
                     .unwrap_or_default();
-                format!("{count}×{}", fit(&title, 18))
+                let apart = app
+                    .spreads
+                    .as_ref()
+                    .filter(|_| tightest)
+                    .and_then(|s| s.by_group.get(&(key as u32)))
+                    .and_then(|a| match space {
+                        Space::Collaborative => a.collaborative,
+                        _ => Some(a.textual),
+                    })
+                    .map_or(String::new(), |d| format!(" {d:.2}"));
+                format!(
+                    "{count}×{}{apart}",
+                    fit(&title, if compact { 12 } else { 18 })
+                )
             }
             (ColourBy::FirstCode, _) => {
                 format!("{} {count}", sid::format_token(0, key as sid::Code))
@@ -339,8 +569,10 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
         spans.push(Span::styled(format!("{name}  "), theme.dim()));
     }
     out.push(Line::from(spans));
-    out.extend(picked_lines(app));
-    if let (Some(row), Some(scatter)) = (app.selected_row(), app.scatter.as_ref()) {
+    if !compact || space == app.camera_space() {
+        out.extend(picked_lines(app, space));
+    }
+    if let (Some(row), Some(scatter)) = (app.selected_row(), app.scatter_of(space)) {
         let shown = scatter
             .groups
             .iter()
@@ -351,9 +583,21 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
         } else {
             String::new()
         };
+        let apart = app
+            .spreads
+            .as_ref()
+            .filter(|s| s.tokenizer == app.selected)
+            .and_then(|s| s.by_group.get(&row.group))
+            .map_or(String::new(), |a| match (compact, space) {
+                (false, _) => format!(": {}", apart_text(a)),
+                (true, Space::Collaborative) => a
+                    .collaborative
+                    .map_or(String::new(), |c| format!(", {c:.2} apart by interactions")),
+                (true, _) => format!(", textually {:.2} apart", a.textual),
+            });
         out.push(Line::styled(
             format!(
-                "◉ selected group #{}: {} items{sampled}",
+                "◉ selected group #{}: {} items{sampled}{apart}",
                 row.rank, row.size
             ),
             theme.text(),
@@ -391,7 +635,7 @@ fn legend(app: &App, projected: &Projected, width: usize) -> Vec<Line<'static>> 
 
 /// The picked item (`✚`) and its nearest neighbours (`∘`) in the embedding space, with their
 /// SIDs, marking those that share its SID.
-fn picked_lines(app: &App) -> Vec<Line<'static>> {
+fn picked_lines(app: &App, space: Space) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let (Some(data), Some(position)) = (app.data(), app.picked_position()) else {
         return Vec::new();
@@ -409,12 +653,16 @@ fn picked_lines(app: &App) -> Vec<Line<'static>> {
     let Some(n) = &app.camera.neighbours else {
         return out;
     };
-    if n.position != position {
+    if n.position != position || n.space != app.camera_space() || space != n.space {
         return out;
     }
     let near = &n.near;
     let own = data.index.key(position);
-    let mut spans = vec![Span::styled("∘ nearest: ", theme.dim())];
+    let heading = match n.space {
+        Space::Collaborative => "∘ nearest by interactions: ",
+        _ => "∘ nearest: ",
+    };
+    let mut spans = vec![Span::styled(heading, theme.dim())];
     for (n, &(p, d)) in near.iter().enumerate() {
         let same = data.index.key(p) == own;
         let sid = if same {

@@ -146,6 +146,9 @@ fn progress_summary(app: &App) -> Option<String> {
     if let Slot::Loading(p) = &app.projection {
         parts.push(format!("scatter {}", progress_text(p.as_ref())));
     }
+    if let Slot::Loading(p) = &app.collaborative {
+        parts.push(format!("collaborative {}", progress_text(p.as_ref())));
+    }
     (!parts.is_empty()).then(|| format!("loading: {}", parts.join(" · ")))
 }
 

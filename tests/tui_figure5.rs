@@ -1,0 +1,162 @@
+//! The paper's Figure 5 view in the TUI: the collaborative space beside the textual one (tabs
+//! at 80x24, side by side when wide), the tightest groups highlighted in both, and each group's
+//! mean intra-group distance in both spaces. `INSTA_UPDATE=always cargo test --release --test
+//! tui_figure5` accepts new snapshots.
+
+#[allow(dead_code)]
+#[path = "common/tui_fixture.rs"]
+mod fixture;
+
+use std::sync::mpsc::channel;
+
+use fixture::{draw, loaded, screen};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use sidlens::load::Latents;
+use sidlens::progress::CancelFlag;
+use sidlens::projection::ProjectionParams;
+use sidlens::tui;
+use tui::app::App;
+use tui::jobs::{self, JobEvent, Request};
+use tui::keys;
+use tui::layout::Pane;
+use tui::spaces::Space;
+
+fn press(app: &mut App, c: char) {
+    let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    if let Some(action) = keys::map(app.mode, app.focus, key) {
+        app.update(action);
+    }
+}
+
+fn scatter(width: u16, height: u16) -> App {
+    let mut app = loaded(width, height);
+    while app.focus != Pane::Scatter {
+        app.update(tui::action::Action::NextPane);
+    }
+    app
+}
+
+/// Mean of 1 − cos over the pairs of `rows`, written out here to check the app's figure.
+fn mean_cosine_distance(space: &Latents, rows: &[usize]) -> f64 {
+    let vector = |r: usize| {
+        let mut v = vec![0.0; space.dim()];
+        space.row_into(r, &mut v);
+        v
+    };
+    let mut sum = 0.0;
+    let mut pairs = 0.0;
+    for (i, &a) in rows.iter().enumerate() {
+        for &b in &rows[i + 1..] {
+            let (x, y) = (vector(a), vector(b));
+            let dot: f64 = x.iter().zip(&y).map(|(p, q)| p * q).sum();
+            let nx = x.iter().map(|p| p * p).sum::<f64>().sqrt();
+            let ny = y.iter().map(|p| p * p).sum::<f64>().sqrt();
+            sum += 1.0 - dot / (nx * ny).max(1e-12);
+            pairs += 1.0;
+        }
+    }
+    sum / pairs
+}
+
+#[test]
+fn tabs_at_80x24() {
+    let mut app = scatter(80, 24);
+    assert!(app.collaborative.ready().is_some());
+    press(&mut app, 'v');
+    assert_eq!(app.space, Space::Collaborative);
+    press(&mut app, 't');
+    assert!(app.tightest);
+    insta::assert_snapshot!("figure5_tabs_80x24", draw(&app).backend());
+    let text = screen(&app);
+    assert!(text.contains(" Textual │ Collaborative "), "{text}");
+    press(&mut app, 'v');
+    assert_eq!(
+        app.space,
+        Space::Textual,
+        "no room for both: back to the text"
+    );
+}
+
+#[test]
+fn side_by_side_at_200x50() {
+    let mut app = scatter(200, 50);
+    press(&mut app, 'v');
+    press(&mut app, 'v');
+    assert_eq!(app.space, Space::Both);
+    press(&mut app, 't');
+    insta::assert_snapshot!("figure5_both_200x50", draw(&app).backend());
+    let text = screen(&app);
+    assert!(text.contains("textual · t-SNE of latents.npy"), "{text}");
+    assert!(
+        text.contains("collaborative · PPMI + SVD of inter.json"),
+        "{text}"
+    );
+    assert!(text.contains("2 tightest groups of 3+ items"), "{text}");
+    press(&mut app, 'v');
+    assert_eq!(app.space, Space::Textual);
+}
+
+#[test]
+fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
+    let app = loaded(160, 48);
+    let row = app.selected_row().unwrap();
+    let rows: Vec<usize> = row.items.iter().map(|i| i.id.parse().unwrap()).collect();
+    let textual = mean_cosine_distance(&app.projection.ready().unwrap().embeddings, &rows);
+    let cf = mean_cosine_distance(&app.collaborative.ready().unwrap().embeddings, &rows);
+    assert!(
+        cf > textual + 0.3,
+        "the fixture's users split the group: {textual} vs {cf}"
+    );
+    let want = format!("textually {textual:.2} apart, {cf:.2} apart by interactions");
+    let text = screen(&app);
+    assert!(text.contains(&want), "{want}\n{text}");
+}
+
+#[test]
+fn tightest_groups_are_the_smallest_mean_distance_of_three_or_more() {
+    let mut app = scatter(160, 48);
+    press(&mut app, 't');
+    let spreads = app.spreads.clone().unwrap();
+    let data = app.data().unwrap().clone();
+    let textual = app.projection.ready().unwrap().embeddings.clone();
+    let mut want: Vec<(f64, u32)> = data
+        .rows
+        .iter()
+        .filter(|r| r.size >= 3)
+        .map(|r| {
+            let rows: Vec<usize> = r.items.iter().map(|i| i.id.parse().unwrap()).collect();
+            (mean_cosine_distance(&textual, &rows), r.group)
+        })
+        .collect();
+    want.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let want: Vec<u32> = want.iter().take(5).map(|w| w.1).collect();
+    assert_eq!(spreads.tightest, want);
+    press(&mut app, 't');
+    assert!(!app.tightest);
+}
+
+#[test]
+fn the_collaborative_job_stops_when_cancelled() {
+    let app = loaded(80, 24);
+    let dir = tempfile::tempdir().unwrap();
+    let interactions = dir.path().join("inter.json");
+    std::fs::write(&interactions, fixture::INTERACTIONS).unwrap();
+    let cancel = CancelFlag::default();
+    cancel.cancel();
+    let (tx, rx) = channel();
+    let request = Request::Collaborative {
+        interactions,
+        data: app.data().unwrap().clone(),
+        n_rows: None,
+        params: ProjectionParams::default(),
+        highlight: 5,
+    };
+    jobs::run(request, 3, &cancel, &tx);
+    drop(tx);
+    let last = rx.into_iter().last().unwrap();
+    assert_eq!(last.generation, 3);
+    match last.event {
+        JobEvent::Failed(e) => assert!(e.contains("cancel"), "{e}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
