@@ -15,6 +15,42 @@ pub fn sq_distance_8(a: &[f64], b: &[f64]) -> f64 {
     sq_distance_8_portable(a, b)
 }
 
+/// `out[c] = ‖r − e_c‖²` for every code `c` of a transposed float32 codebook (`d × V`,
+/// `V = out.len()`): each difference in float32, squared and summed in float64 over the
+/// dimensions in order, rounded to float32 — MQL4GRec's RQ distances. The codes are the inner
+/// loop, so several are computed at once while every sum keeps the dimension order.
+pub fn sq_distances_transposed_f32(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { sq_distances_transposed_f32_avx2(r, transposed, out) };
+    }
+    sq_distances_transposed_f32_portable(r, transposed, out);
+}
+
+/// [`sq_distances_transposed_f32`] compiled for AVX2 (the same loop, widened).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sq_distances_transposed_f32_avx2(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+    sq_distances_transposed_f32_portable(r, transposed, out);
+}
+
+#[inline(always)]
+fn sq_distances_transposed_f32_portable(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+    let v = out.len();
+    debug_assert_eq!(transposed.len(), r.len() * v);
+    let mut sums = vec![0.0f64; v];
+    for (&a, row) in r.iter().zip(transposed.chunks_exact(v)) {
+        for (s, &b) in sums.iter_mut().zip(row) {
+            let t = f64::from(a - b);
+            *s += t * t;
+        }
+    }
+    for (o, s) in out.iter_mut().zip(sums) {
+        *o = s as f32;
+    }
+}
+
 /// [`sq_distance_8`] compiled for AVX2 (the portable loop, widened by the compiler).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -145,6 +181,27 @@ mod tests {
             ] {
                 assert!((got - want).abs() <= 1e-12 * want.max(1.0), "n={n}");
             }
+        }
+    }
+
+    #[test]
+    fn the_transposed_avx2_kernel_gives_the_portable_bits() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u32 << 24) as f32 - 0.5) * 4.0
+        };
+        for (d, v) in [(1, 1), (3, 7), (32, 256), (17, 33)] {
+            let r: Vec<f32> = (0..d).map(|_| next()).collect();
+            let t: Vec<f32> = (0..d * v).map(|_| next()).collect();
+            let mut portable = vec![0.0f32; v];
+            sq_distances_transposed_f32_portable(&r, &t, &mut portable);
+            let mut dispatched = vec![0.0f32; v];
+            sq_distances_transposed_f32(&r, &t, &mut dispatched);
+            let bits = |o: &[f32]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&portable), bits(&dispatched), "d = {d}, V = {v}");
         }
     }
 

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use super::CostModel;
 use crate::error::{Error, Result};
+use crate::kernels::sq_distances_transposed_f32;
 use crate::load::SidIndex;
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::{self, Code, SidKey};
@@ -16,12 +17,41 @@ use crate::sid::{self, Code, SidKey};
 pub const PASSES: usize = 2;
 
 /// One item's float32 view of its last two levels, as the reference computes it: the code
-/// order by distance at level L−1 and L (numpy `argsort`), and its smallest last-level
-/// distance (the key its group is sorted by).
+/// order by distance at level L (numpy `argsort`), its smallest last-level distance (the key
+/// its group is sorted by), and the residual before level L−1, whose code order is computed
+/// only when the last level is exhausted (rare: most items never need it).
 struct Orders {
-    prev: Vec<Code>,
+    prev_residual: Vec<f32>,
     last: Vec<Code>,
     min_last: f32,
+}
+
+/// The codewords of the last two levels in float32, transposed (`d × V`), so that the
+/// distances to every code are computed side by side, each in the reference's order.
+struct LastTwoLevels {
+    prev: Vec<f32>,
+    last: Vec<f32>,
+    codebook_size: usize,
+}
+
+impl LastTwoLevels {
+    fn new(cost: &CostModel, n_levels: usize) -> Self {
+        let v = cost.codebook_size();
+        let transposed = |level: usize| {
+            let mut t = vec![0.0f32; cost.dim() * v];
+            for c in 0..v {
+                for (j, &e) in cost.codeword(level, c as Code).iter().enumerate() {
+                    t[j * v + c] = e as f32;
+                }
+            }
+            t
+        };
+        LastTwoLevels {
+            prev: transposed(n_levels - 2),
+            last: transposed(n_levels - 1),
+            codebook_size: v,
+        }
+    }
 }
 
 /// The codes of every item (row-major, `n_items × L`, by position) after MQL4GRec's rule,
@@ -54,6 +84,7 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
     let mut codes = index.all_codes().to_vec();
     let mut used: HashSet<SidKey> = (0..index.n_items()).map(|p| index.key(p)).collect();
     let mut orders: Vec<Option<Orders>> = (0..index.n_items()).map(|_| None).collect();
+    let codewords = LastTwoLevels::new(cost, n_levels);
     let mut passes = 0;
     progress.stage("MQL4GRec passes", PASSES as u64);
     while passes < PASSES {
@@ -70,7 +101,7 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
             .collect();
         let computed: Vec<(u32, Orders)> = needed
             .par_iter()
-            .map(|&p| (p, item_orders(index, cost, p as usize)))
+            .map(|&p| (p, item_orders(index, cost, &codewords, p as usize)))
             .collect();
         for (p, o) in computed {
             orders[p as usize] = Some(o);
@@ -90,10 +121,14 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
                     code[last] = o.last[num];
                     num += 1;
                 }
+                let mut prev: Option<Vec<Code>> = None;
                 for k in 1..v {
                     if taken(&code) {
+                        let prev = prev.get_or_insert_with(|| {
+                            argsort(&distances(&o.prev_residual, &codewords.prev, v))
+                        });
                         code.clone_from(&current);
-                        code[last - 1] = o.prev[k];
+                        code[last - 1] = prev[k];
                     }
                     let mut num = 0;
                     while taken(&code) && num < v {
@@ -131,10 +166,14 @@ fn collision_groups(codes: &[Code], n_levels: usize, order: &[u32]) -> Vec<Vec<u
     groups
 }
 
-/// Float32 residuals along the item's own codes and its distances at the last two levels,
-/// as the reference's RQ code has them: `r ← r − e` in float32, `‖r − e_c‖²` rounded to
-/// float32.
-fn item_orders(index: &SidIndex, cost: &CostModel, position: usize) -> Orders {
+/// Float32 residuals along the item's own codes and its distances at the last level, as the
+/// reference's RQ code has them: `r ← r − e` in float32, `‖r − e_c‖²` rounded to float32.
+fn item_orders(
+    index: &SidIndex,
+    cost: &CostModel,
+    codewords: &LastTwoLevels,
+    position: usize,
+) -> Orders {
     let n_levels = index.n_levels();
     let native = index.codes(position);
     let mut x = vec![0.0f64; cost.dim()];
@@ -143,12 +182,12 @@ fn item_orders(index: &SidIndex, cost: &CostModel, position: usize) -> Orders {
     for (level, &code) in native.iter().enumerate().take(n_levels - 2) {
         subtract(&mut r, cost.codeword(level, code));
     }
-    let prev = distances(&r, cost, n_levels - 2);
+    let prev_residual = r.clone();
     subtract(&mut r, cost.codeword(n_levels - 2, native[n_levels - 2]));
-    let last = distances(&r, cost, n_levels - 1);
+    let last = distances(&r, &codewords.last, codewords.codebook_size);
     let min_last = last.iter().copied().fold(f32::INFINITY, f32::min);
     Orders {
-        prev: argsort(&prev),
+        prev_residual,
         last: argsort(&last),
         min_last,
     }
@@ -160,28 +199,28 @@ fn subtract(r: &mut [f32], codeword: &[f64]) {
     }
 }
 
-/// `‖r − e_c‖²` for every code of `level`, each difference in float32, summed in float64
-/// and rounded to float32.
-fn distances(r: &[f32], cost: &CostModel, level: usize) -> Vec<f32> {
-    (0..cost.codebook_size())
-        .map(|c| {
-            let e = cost.codeword(level, c as Code);
-            r.iter()
-                .zip(e)
-                .map(|(&a, &b)| {
-                    let t = f64::from(a - b as f32);
-                    t * t
-                })
-                .sum::<f64>() as f32
-        })
-        .collect()
+fn distances(r: &[f32], transposed: &[f32], v: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; v];
+    sq_distances_transposed_f32(r, transposed, &mut out);
+    out
 }
 
-/// Codes by ascending distance, equal distances by code.
+/// Codes by ascending distance, equal distances by code: one sort of (distance in total
+/// order, code) keys, the same order as a stable sort by distance.
 fn argsort(d: &[f32]) -> Vec<Code> {
-    let mut idx: Vec<Code> = (0..d.len() as u32).map(|c| c as Code).collect();
-    idx.sort_by(|&a, &b| d[a as usize].total_cmp(&d[b as usize]));
-    idx
+    let mut keys: Vec<u64> = d
+        .iter()
+        .enumerate()
+        .map(|(c, &x)| (u64::from(total_order_bits(x)) << 32) | c as u64)
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k as Code).collect()
+}
+
+/// `x`'s bits mapped so that unsigned comparison is `f32::total_cmp`.
+fn total_order_bits(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b >> 31 == 1 { !b } else { b | 0x8000_0000 }
 }
 
 /// Items in groups of size > 1 under `codes` (row-major, `n_levels` per item), and the
@@ -193,4 +232,63 @@ pub fn collision_counts(codes: &[Code], n_levels: usize) -> (usize, usize) {
     }
     let shared = counts.values().filter(|&&c| c > 1).sum();
     (shared, counts.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn stable_argsort(d: &[f32]) -> Vec<Code> {
+        let mut idx: Vec<Code> = (0..d.len() as Code).collect();
+        idx.sort_by(|&a, &b| d[a as usize].total_cmp(&d[b as usize]));
+        idx
+    }
+
+    proptest! {
+        #[test]
+        fn argsort_is_a_stable_sort_by_total_order(
+            d in prop::collection::vec(
+                prop_oneof![Just(0.0f32), Just(-0.0f32), Just(1.5f32), any::<f32>()],
+                0..64,
+            ),
+        ) {
+            prop_assert_eq!(argsort(&d), stable_argsort(&d));
+        }
+
+        #[test]
+        fn transposed_distances_equal_the_sum_in_dimension_order(
+            r in prop::collection::vec(-4.0f32..4.0, 1..12),
+            seed in any::<u64>(),
+        ) {
+            let d = r.len();
+            let v = 5;
+            let mut rng = crate::random::SeededRng::new(seed);
+            let codebook: Vec<Vec<f32>> =
+                (0..v).map(|_| (0..d).map(|_| rng.unit() as f32 * 3.0).collect()).collect();
+            let mut transposed = vec![0.0f32; d * v];
+            for (c, e) in codebook.iter().enumerate() {
+                for (j, &x) in e.iter().enumerate() {
+                    transposed[j * v + c] = x;
+                }
+            }
+            let direct: Vec<f32> = codebook
+                .iter()
+                .map(|e| {
+                    r.iter()
+                        .zip(e)
+                        .map(|(&a, &b)| {
+                            let t = f64::from(a - b);
+                            t * t
+                        })
+                        .sum::<f64>() as f32
+                })
+                .collect();
+            let got = distances(&r, &transposed, v);
+            prop_assert_eq!(
+                got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                direct.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+    }
 }
