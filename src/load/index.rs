@@ -54,8 +54,44 @@ impl SidIndex {
         codebook_size: Option<usize>,
         scheme: Option<SidScheme>,
     ) -> Result<Self> {
+        if super::tensors::sniff(path).is_some() {
+            return Self::from_code_matrix(path, codebook_size);
+        }
         let bytes = read_input(path)?;
         Self::parse_as(&bytes, path, codebook_size, scheme)
+    }
+
+    /// An index from an N×L integer tensor (`.npy`, `.safetensors`, `.pt`: the SID tensors
+    /// PyTorch tokenizers save): row i is item id i. It is written back as integer lists.
+    fn from_code_matrix(path: &Path, codebook_size: Option<usize>) -> Result<Self> {
+        let (values, n_items, n_levels) = super::vectors::read_code_matrix(path)?;
+        let mut codes = Vec::with_capacity(values.len());
+        for (at, &v) in values.iter().enumerate() {
+            let code = Code::try_from(v).map_err(|_| {
+                Error::data(
+                    path,
+                    Place::Field(format!(
+                        "row {}, column {}",
+                        at / n_levels.max(1),
+                        at % n_levels.max(1)
+                    )),
+                    format!("{v} is not a code (0 to {})", MAX_CODEBOOK_SIZE - 1),
+                )
+            })?;
+            codes.push(code);
+        }
+        let mut ids = ItemIds::new();
+        for i in 0..n_items {
+            ids.push(&i.to_string()).expect("row numbers are distinct");
+        }
+        Self::from_codes(
+            path,
+            ids,
+            codes,
+            n_levels,
+            codebook_size,
+            IndexFormat::Integers,
+        )
     }
 
     /// Parses index JSON held in memory; `path` is used in messages.

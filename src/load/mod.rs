@@ -10,6 +10,7 @@ pub mod input;
 pub mod interactions;
 pub mod items;
 pub mod paper_results;
+pub mod tensors;
 pub mod tokenizer;
 pub mod vectors;
 

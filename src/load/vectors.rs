@@ -1,5 +1,6 @@
-//! Vector inputs for reassignment costs, read from numpy `.npy` files: per-item latents or
-//! embeddings (N×d) and residual codebooks (L×V×d), float32 or float64, C or Fortran order.
+//! Vector inputs for reassignment costs, read from numpy `.npy` files (float32 or float64, C
+//! or Fortran order), `.safetensors` or torch `.pt` files (see [`super::tensors`]): per-item
+//! latents or embeddings (N×d) and residual codebooks (L×V×d).
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 use ndarray::{Array2, Array3, ArrayBase, ArrayView2, Data, Dimension};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 
+use super::tensors::{self, Dtype, TensorFormat};
 use crate::error::{Error, Place, Result};
 use crate::load::SidIndex;
 use crate::sid;
@@ -37,12 +39,33 @@ enum FloatRows {
 }
 
 impl Latents {
-    /// Reads an N×d float32 or float64 `.npy` file and checks every value is finite.
+    /// Reads an N×d float `.npy`, `.safetensors` or `.pt` file (`FILE#NAME` picks a tensor)
+    /// and checks every value is finite. Float16 and bfloat16 are held as float32.
     pub fn load(path: &Path) -> Result<Self> {
-        let header = NpyHeader::read(path)?;
-        let rows = match header.float_kind(path, 2)? {
-            FloatKind::F32 => FloatRows::F32(standard(read_array::<f32, _>(path)?)),
-            FloatKind::F64 => FloatRows::F64(standard(read_array::<f64, _>(path)?)),
+        let rows = match tensors::format_of(path)? {
+            Some(TensorFormat::Safetensors | TensorFormat::Torch) => {
+                let t = tensors::read_one(path, 2, "latents or embeddings, N × d")?;
+                let (file, _) = tensors::split_name(path);
+                let shape = (t.shape()[0], t.shape()[1]);
+                let what = "latents or embeddings";
+                match t.dtype() {
+                    Dtype::F64 => FloatRows::F64(
+                        Array2::from_shape_vec(shape, t.to_f64(&file, what)?)
+                            .expect("the shape is the tensor's"),
+                    ),
+                    _ => FloatRows::F32(
+                        Array2::from_shape_vec(shape, t.to_f32(&file, what)?)
+                            .expect("the shape is the tensor's"),
+                    ),
+                }
+            }
+            _ => {
+                let header = NpyHeader::read(path)?;
+                match header.float_kind(path, 2)? {
+                    FloatKind::F32 => FloatRows::F32(standard(read_array::<f32, _>(path)?)),
+                    FloatKind::F64 => FloatRows::F64(standard(read_array::<f64, _>(path)?)),
+                }
+            }
         };
         let latents = Latents {
             path: path.to_path_buf(),
@@ -178,12 +201,33 @@ pub struct Codebooks {
 }
 
 impl Codebooks {
-    /// Reads an L×V×d float32 or float64 `.npy` file and checks every value is finite.
+    /// Reads an L×V×d float `.npy`, `.safetensors` or `.pt` file (`FILE#NAME` picks a
+    /// tensor) and checks every value is finite.
     pub fn load(path: &Path) -> Result<Self> {
-        let header = NpyHeader::read(path)?;
-        let (array, dtype) = match header.float_kind(path, 3)? {
-            FloatKind::F32 => (read_array::<f32, _>(path)?.mapv(f64::from), "float32"),
-            FloatKind::F64 => (read_array::<f64, _>(path)?, "float64"),
+        let (array, dtype) = match tensors::format_of(path)? {
+            Some(TensorFormat::Safetensors | TensorFormat::Torch) => {
+                let t = tensors::read_one(path, 3, "codebooks, L × V × d")?;
+                let (file, _) = tensors::split_name(path);
+                let shape = (t.shape()[0], t.shape()[1], t.shape()[2]);
+                let values = t.to_f64(&file, "codebooks")?;
+                let array =
+                    Array3::from_shape_vec(shape, values).expect("the shape is the tensor's");
+                let dtype = match t.dtype() {
+                    Dtype::F64 => "float64",
+                    _ => "float32",
+                };
+                return Ok(Codebooks {
+                    dtype,
+                    ..Self::from_array(&file, array)?
+                });
+            }
+            _ => {
+                let header = NpyHeader::read(path)?;
+                match header.float_kind(path, 3)? {
+                    FloatKind::F32 => (read_array::<f32, _>(path)?.mapv(f64::from), "float32"),
+                    FloatKind::F64 => (read_array::<f64, _>(path)?, "float64"),
+                }
+            }
         };
         let mut codebooks = Self::from_array(path, array)?;
         codebooks.dtype = dtype;
@@ -309,6 +353,70 @@ impl Codebooks {
         }
         Ok(())
     }
+}
+
+/// Codes of an N×L integer `.npy`, `.safetensors` or `.pt` file (row i = item i): the values
+/// and the shape.
+pub fn read_code_matrix(path: &Path) -> Result<(Vec<i64>, usize, usize)> {
+    if tensors::sniff(path) != Some(TensorFormat::Npy) {
+        return tensors::read_code_matrix(path);
+    }
+    let header = NpyHeader::read(path)?;
+    let integer = header.descr.trim_start_matches(['<', '>', '=', '|']);
+    if header.shape.len() != 2 || !matches!(integer.as_bytes().first(), Some(b'i' | b'u')) {
+        return Err(Error::data(
+            path,
+            Place::File,
+            format!(
+                "expected a 2-D integer array of SID codes (N items × L levels), found {} with shape {}",
+                header.descr,
+                header.shape_text()
+            ),
+        ));
+    }
+    let (rows, cols) = (header.shape[0], header.shape[1]);
+    let values: Vec<i64> = match integer {
+        "i8" => read_array::<i64, ndarray::Ix2>(path)?
+            .iter()
+            .copied()
+            .collect(),
+        "i4" => read_array::<i32, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| v.into())
+            .collect(),
+        "i2" => read_array::<i16, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| v.into())
+            .collect(),
+        "i1" => read_array::<i8, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| v.into())
+            .collect(),
+        "u1" => read_array::<u8, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| v.into())
+            .collect(),
+        "u2" => read_array::<u16, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| v.into())
+            .collect(),
+        "u4" => read_array::<u32, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| v.into())
+            .collect(),
+        "u8" => read_array::<u64, ndarray::Ix2>(path)?
+            .iter()
+            .map(|&v| i64::try_from(v).unwrap_or(i64::MAX))
+            .collect(),
+        _ => {
+            return Err(Error::data(
+                path,
+                Place::File,
+                format!("cannot read SID codes of type {}", header.descr),
+            ));
+        }
+    };
+    Ok((values, rows, cols))
 }
 
 /// The numeric element types sidlens reads.

@@ -9,6 +9,7 @@ mod fast_path;
 mod grammar;
 mod json_array;
 mod json_lines;
+mod mql4grec;
 mod scheme_check;
 
 use array_blocks::{ArrayBlocks, Takeover};
@@ -36,6 +37,8 @@ pub enum BeamsFormat {
     JsonArray,
     /// One record per line, so big files stream and a broken line is easy to find.
     JsonLines,
+    /// MQL4GRec's `{"all_outputs", "all_scores", "all_targets", "all_users"}` save file.
+    Mql4grec,
 }
 
 /// A byte range of [`BeamRecord`]'s text arena (ids and unreadable SIDs), so a record needs
@@ -242,13 +245,16 @@ impl BeamRecord {
 /// Tells the format of a beams file from its first bytes.
 pub fn detect_format(head: &[u8], path: &Path) -> Result<BeamsFormat> {
     super::reject_bom(head, path)?;
+    if mql4grec::detect(head) {
+        return Ok(BeamsFormat::Mql4grec);
+    }
     match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') => Ok(BeamsFormat::JsonArray),
         Some(b'{') => Ok(BeamsFormat::JsonLines),
         Some(_) => Err(Error::data(
             path,
             Place::File,
-            "expected a JSON array of records ([{\"beam_sids\": ...}, ...]) or JSON Lines (one record per line)",
+            "expected a JSON array of records ([{\"beam_sids\": ...}, ...]), JSON Lines (one record per line) or MQL4GRec's {\"all_outputs\": ...} save file",
         )),
         None => Err(Error::data(path, Place::File, "the file is empty")),
     }
@@ -280,6 +286,7 @@ pub fn for_each_record_as(
     };
     let (format, file) = open(path, progress)?;
     match format {
+        BeamsFormat::Mql4grec => mql4grec::read(path, file, progress, &mut on_record),
         BeamsFormat::JsonArray => {
             read_array(path, file, SerialStart::FILE, progress, &mut on_record)
         }
@@ -337,6 +344,7 @@ fn read_records<T: Send>(
 ) -> Result<usize> {
     let (format, file) = open(path, progress)?;
     match format {
+        BeamsFormat::Mql4grec => mql4grec::read(path, file, progress, &mut |rec| consume(map(rec))),
         BeamsFormat::JsonArray => {
             let source = ArrayBlocks::new(path, file);
             match pipeline(path, source, progress, &map, &mut consume)? {
