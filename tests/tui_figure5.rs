@@ -107,7 +107,19 @@ fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
         cf > textual + 0.3,
         "the fixture's users split the group: {textual} vs {cf}"
     );
-    let want = format!("textually {textual:.2} apart, {cf:.2} apart by interactions");
+    // Two decimals, four below 0.01 (where "0.00" would hide which group is tighter).
+    let shown = |d: f64| {
+        if d != 0.0 && d < 0.01 {
+            format!("{d:.4}")
+        } else {
+            format!("{d:.2}")
+        }
+    };
+    let want = format!(
+        "textually {} apart, {} apart by interactions",
+        shown(textual),
+        shown(cf)
+    );
     let text = screen(&app);
     assert!(text.contains(&want), "{want}\n{text}");
 }

@@ -14,17 +14,7 @@ use crate::report;
 
 /// The overlay's rectangle over `area`, and its inside width.
 fn geometry(app: &App, area: Rect) -> (Rect, usize) {
-    let width = area.width.saturating_sub(4).min(96);
-    let inner = width.saturating_sub(2).max(1) as usize;
-    let wrapped = lines(app, inner).len();
-    let height = area.height.saturating_sub(2).min(wrapped as u16 + 2);
-    let rect = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
-    (rect, inner)
+    super::centred_overlay(area, |inner| lines(app, inner).len())
 }
 
 /// Every line of the view wrapped to `width`, before scrolling.

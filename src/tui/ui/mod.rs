@@ -213,6 +213,24 @@ pub fn pad_left(s: &str, width: usize) -> String {
     format!("{}{s}", " ".repeat(width.saturating_sub(w)))
 }
 
+/// A centred overlay of at most 96 columns over `area`, as tall as its `line_count(inner
+/// width)` wrapped lines allow, and that inside width (the help and codebook views).
+fn centred_overlay(area: Rect, line_count: impl FnOnce(usize) -> usize) -> (Rect, usize) {
+    let width = area.width.saturating_sub(4).min(96);
+    let inner = width.saturating_sub(2).max(1) as usize;
+    let height = area
+        .height
+        .saturating_sub(2)
+        .min(line_count(inner) as u16 + 2);
+    let rect = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    (rect, inner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

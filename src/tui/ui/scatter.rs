@@ -19,7 +19,7 @@ use crate::sid;
 use super::super::app::{App, ColourBy, HIGHLIGHTED_GROUPS, Slot};
 use super::super::data::{Projected, prefix_key};
 use super::super::layout::{self, Pane};
-use super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text};
+use super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text, distance};
 use super::{fit, pane_block, slot_lines, thousands, wrap};
 
 /// Draws the scatter pane: one space, or both side by side (tabs when the pane is narrow).
@@ -541,7 +541,7 @@ fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<L
                         Space::Collaborative => a.collaborative,
                         _ => Some(a.textual),
                     })
-                    .map_or(String::new(), |d| format!(" {d:.2}"));
+                    .map_or(String::new(), |d| format!(" {}", distance(d)));
                 format!(
                     "{count}×{}{apart}",
                     fit(&title, if compact { 12 } else { 18 })
@@ -590,10 +590,10 @@ fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<L
             .and_then(|s| s.by_group.get(&row.group))
             .map_or(String::new(), |a| match (compact, space) {
                 (false, _) => format!(": {}", apart_text(a)),
-                (true, Space::Collaborative) => a
-                    .collaborative
-                    .map_or(String::new(), |c| format!(", {c:.2} apart by interactions")),
-                (true, _) => format!(", textually {:.2} apart", a.textual),
+                (true, Space::Collaborative) => a.collaborative.map_or(String::new(), |c| {
+                    format!(", {} apart by interactions", distance(c))
+                }),
+                (true, _) => format!(", textually {} apart", distance(a.textual)),
             });
         out.push(Line::styled(
             format!(
