@@ -27,10 +27,12 @@ pub struct Args {
     /// `NAME=FILE`; more than one gives one row per index.
     #[arg(value_name = "OTHER", required = true, num_args = 1..)]
     others: Vec<String>,
-    /// Per-item latents of BASE (.npy, N×d): adds ΔD, the change in quantisation error.
+    /// Per-item latents of BASE (.npy, .safetensors or .pt, N×d): adds ΔD, the change in
+    /// quantisation error.
     #[arg(long, value_name = "FILE")]
     latents: Option<PathBuf>,
-    /// BASE's codebooks (.npy, L×V×d). Without them they are estimated from the latents.
+    /// BASE's codebooks (.npy, .safetensors or .pt, L×V×d). Without them they are estimated from
+    /// the latents.
     #[arg(long, value_name = "FILE", requires = "latents")]
     codebooks: Option<PathBuf>,
     /// Codebook size V of BASE (default: from the codebooks, else the largest code + 1).

@@ -29,8 +29,8 @@ pub struct Args {
     /// Only the N largest groups (the N tightest with --embeddings).
     #[arg(long, value_name = "N", value_parser = super::at_least_one, conflicts_with = "tightest")]
     top: Option<usize>,
-    /// Item embeddings (.npy, row i = item id i): each group gets its mean pairwise cosine
-    /// distance (`mean_cosine_distance`), and groups are listed tightest first.
+    /// Item embeddings (.npy, .safetensors or .pt, row i = item id i): each group gets its mean
+    /// pairwise cosine distance (`mean_cosine_distance`), and groups are listed tightest first.
     #[arg(long, value_name = "FILE")]
     embeddings: Option<PathBuf>,
     /// A second space, e.g. the collaborative embedding from `sidlens cf`

@@ -55,8 +55,9 @@ struct ScatterArgs {
     /// The SID index whose collision groups are highlighted.
     #[arg(long, value_name = "FILE")]
     index: PathBuf,
-    /// Item embeddings (.npy, row i = item id i), `[TITLE=]FILE`; give two (e.g. text and
-    /// collaborative) for panels side by side with the same groups in the same styles.
+    /// Item embeddings (.npy, .safetensors or .pt, row i = item id i), `[TITLE=]FILE`; give two
+    /// (e.g. text and collaborative) for panels side by side with the same groups in the same
+    /// styles.
     #[arg(long, value_name = "[TITLE=]FILE", required = true, num_args = 1)]
     embeddings: Vec<String>,
     /// Highlight the N largest collision groups.
@@ -121,10 +122,11 @@ struct ZcrArgs {
     /// The SID index.
     #[arg(long, value_name = "FILE")]
     index: PathBuf,
-    /// Per-item latents (.npy, N×d, row i = item id i).
+    /// Per-item latents (.npy, .safetensors or .pt, N×d, row i = item id i).
     #[arg(long, value_name = "FILE")]
     latents: PathBuf,
-    /// The tokenizer's codebooks (.npy, L×V×d); estimated from the latents without them.
+    /// The tokenizer's codebooks (.npy, .safetensors or .pt, L×V×d); estimated from the latents
+    /// without them.
     #[arg(long, value_name = "FILE")]
     codebooks: Option<PathBuf>,
     /// Codebook size V (default: from the codebooks, else the largest code + 1).

@@ -19,8 +19,8 @@ use super::progress::Bar;
 /// Arguments of `sidlens project`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Item embeddings: a 2-D float32/float64 .npy file, row i = item id i (integer ids) or
-    /// the i-th item of --index.
+    /// Item embeddings: a 2-D float32/float64 .npy, .safetensors or .pt file, row i = item id i
+    /// (integer ids) or the i-th item of --index.
     #[arg(long, value_name = "FILE")]
     embeddings: PathBuf,
     /// SID index giving item ids and collision groups.
@@ -44,7 +44,8 @@ pub struct Args {
     /// Dimensions kept by PCA before t-SNE.
     #[arg(long, value_name = "N", default_value_t = ProjectionParams::default().pca_dims)]
     pca_dims: usize,
-    /// Neither read nor write the projection cache (in $XDG_CACHE_HOME/sidlens or ~/.cache/sidlens).
+    /// Neither read nor write the projection cache (in $XDG_CACHE_HOME/sidlens or
+    /// ~/.cache/sidlens).
     #[arg(long)]
     no_cache: bool,
     /// Write the result to FILE (atomically) instead of stdout.

@@ -19,11 +19,12 @@ use super::progress::Bar;
 /// Arguments of `sidlens tokenize`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Item embeddings, an N × d float32 or float64 .npy (row i = item id i).
+    /// Item embeddings, an N × d float32 or float64 .npy, .safetensors or .pt (row i = item
+    /// id i).
     #[arg(long, value_name = "FILE")]
     embeddings: PathBuf,
-    /// Fuse a collaborative embedding (.npy, same rows, e.g. from `sidlens cf`) into the input
-    /// as the paper's RK-Means CF variant does: [x/‖x‖; α·x_cf], then PCA to
+    /// Fuse a collaborative embedding (.npy, .safetensors or .pt, same rows, e.g. from `sidlens
+    /// cf`) into the input as the paper's RK-Means CF variant does: [x/‖x‖; α·x_cf], then PCA to
     /// min(d_text, n − 1, d_text + d_cf) components. The fused rows are written as latents.npy.
     #[arg(long, value_name = "FILE")]
     fuse_cf: Option<PathBuf>,

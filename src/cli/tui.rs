@@ -40,17 +40,18 @@ pub struct Args {
     /// for one file per seed).
     #[arg(long, value_name = "[NAME=]FILE")]
     beams: Vec<String>,
-    /// Item latents (.npy, N×d, row i = item id i) for ZCR costs; a plain FILE applies to
-    /// every tokenizer (the shared embedding space), NAME=FILE to one.
+    /// Item latents (.npy, .safetensors or .pt, N×d, row i = item id i) for ZCR costs; a plain FILE
+    /// applies to every tokenizer (the shared embedding space), NAME=FILE to one.
     #[arg(long, value_name = "[NAME=]FILE")]
     latents: Vec<String>,
-    /// A tokenizer's codebooks (.npy, L×V×d); without them they are estimated from the latents.
+    /// A tokenizer's codebooks (.npy, .safetensors or .pt, L×V×d); without them they are estimated
+    /// from the latents.
     #[arg(long, value_name = "[NAME=]FILE")]
     codebooks: Vec<String>,
     /// Item metadata (`{"id": {"title": ...}}`) for titles, brands and categories.
     #[arg(long, value_name = "FILE")]
     items: Option<PathBuf>,
-    /// Item embeddings (.npy, N×d, row i = item id i) for the t-SNE scatter.
+    /// Item embeddings (.npy, .safetensors or .pt, N×d, row i = item id i) for the t-SNE scatter.
     #[arg(long, value_name = "FILE")]
     embeddings: Option<PathBuf>,
     /// User interactions (`{"user": [item ids, oldest first]}`): the scatter gets the

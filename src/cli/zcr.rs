@@ -27,11 +27,12 @@ pub struct Args {
     /// The SID index to make collision-free.
     #[arg(long, value_name = "FILE")]
     index: PathBuf,
-    /// Per-item latents or embeddings (.npy, N×d, row i = item id i), float32 or float64.
+    /// Per-item latents or embeddings (.npy, .safetensors or .pt, N×d, row i = item id i), float32
+    /// or float64.
     #[arg(long, value_name = "FILE")]
     latents: Option<PathBuf>,
-    /// The tokenizer's codebooks (.npy, L×V×d). Without them they are estimated from the
-    /// latents (each codeword = mean residual of its items).
+    /// The tokenizer's codebooks (.npy, .safetensors or .pt, L×V×d). Without them they are
+    /// estimated from the latents (each codeword = mean residual of its items).
     #[arg(long, value_name = "FILE", requires = "latents")]
     codebooks: Option<PathBuf>,
     /// Codebook size V (default: from the codebooks, else the largest code + 1).
