@@ -12,9 +12,9 @@ use super::{pad_left, wrap};
 use crate::collision_interactions::tier_split_text;
 use crate::report;
 
-/// The overlay's rectangle over `area`, and its inside width.
-fn geometry(app: &App, area: Rect) -> (Rect, usize) {
-    super::centred_overlay(area, |inner| lines(app, inner).len())
+/// The overlay's rectangle over `area`, and its lines wrapped to fit.
+fn geometry(app: &App, area: Rect) -> (Rect, Vec<Line<'static>>) {
+    super::centred_overlay(area, |inner| lines(app, inner))
 }
 
 /// Every line of the view wrapped to `width`, before scrolling.
@@ -121,16 +121,15 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
 
 /// The largest scroll of the view on the current terminal.
 pub fn max_scroll(app: &App) -> usize {
-    let (rect, inner) = geometry(app, app.area);
-    lines(app, inner)
+    let (rect, lines) = geometry(app, app.area);
+    lines
         .len()
         .saturating_sub(rect.height.saturating_sub(2) as usize)
 }
 
 /// Draws the view centred over `area`.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let (rect, inner) = geometry(app, area);
-    let lines = lines(app, inner);
+    let (rect, lines) = geometry(app, area);
     let visible = rect.height.saturating_sub(2) as usize;
     let scroll = app.codebook_scroll.min(lines.len().saturating_sub(visible));
     let name = app.tokenizer().map_or("", |t| t.name());

@@ -39,9 +39,9 @@ pub const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
-/// The overlay's rectangle over `area`, and its inside width.
-fn geometry(app: &App, area: Rect) -> (Rect, usize) {
-    super::centred_overlay(area, |inner| lines(app, inner).len())
+/// The overlay's rectangle over `area`, and its lines wrapped to fit.
+fn geometry(app: &App, area: Rect) -> (Rect, Vec<Line<'static>>) {
+    super::centred_overlay(area, |inner| lines(app, inner))
 }
 
 /// Every line of the help wrapped to `width`, before scrolling.
@@ -82,16 +82,15 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
 
 /// The largest scroll of the overlay on the current terminal.
 pub fn max_scroll(app: &App) -> usize {
-    let (rect, inner) = geometry(app, app.area);
-    lines(app, inner)
+    let (rect, lines) = geometry(app, app.area);
+    lines
         .len()
         .saturating_sub(rect.height.saturating_sub(2) as usize)
 }
 
 /// Draws the overlay centred over `area`.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let (rect, inner) = geometry(app, area);
-    let lines = lines(app, inner);
+    let (rect, lines) = geometry(app, area);
     let visible = rect.height.saturating_sub(2) as usize;
     let scroll = app.help_scroll.min(lines.len().saturating_sub(visible));
     let block = Block::bordered()

@@ -213,22 +213,23 @@ pub fn pad_left(s: &str, width: usize) -> String {
     format!("{}{s}", " ".repeat(width.saturating_sub(w)))
 }
 
-/// A centred overlay of at most 96 columns over `area`, as tall as its `line_count(inner
-/// width)` wrapped lines allow, and that inside width (the help and codebook views).
-fn centred_overlay(area: Rect, line_count: impl FnOnce(usize) -> usize) -> (Rect, usize) {
+/// A centred overlay of at most 96 columns over `area`, as tall as the lines `lines_at(inner
+/// width)` wraps to allow, with those lines (the help and codebook views): wrapped once.
+fn centred_overlay(
+    area: Rect,
+    lines_at: impl FnOnce(usize) -> Vec<Line<'static>>,
+) -> (Rect, Vec<Line<'static>>) {
     let width = area.width.saturating_sub(4).min(96);
     let inner = width.saturating_sub(2).max(1) as usize;
-    let height = area
-        .height
-        .saturating_sub(2)
-        .min(line_count(inner) as u16 + 2);
+    let lines = lines_at(inner);
+    let height = area.height.saturating_sub(2).min(lines.len() as u16 + 2);
     let rect = Rect::new(
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
         width,
         height,
     );
-    (rect, inner)
+    (rect, lines)
 }
 
 #[cfg(test)]
