@@ -82,6 +82,10 @@ fn sq_distances_8_transposed_avx2(
     sq_distances_8_transposed_portable(r, transposed, lanes, out);
 }
 
+/// Codes per tile of [`sq_distances_8_transposed`]: its partial sums (9 × 512 × 8 bytes) stay
+/// in the first-level caches however large V is.
+const CODE_TILE: usize = 512;
+
 #[inline(always)]
 fn sq_distances_8_transposed_portable(
     r: &[f64],
@@ -90,26 +94,43 @@ fn sq_distances_8_transposed_portable(
     out: &mut [f64],
 ) {
     let v = out.len();
-    let d = r.len();
-    assert_eq!(transposed.len(), d * v, "a d × V transposed codebook");
+    assert_eq!(transposed.len(), r.len() * v, "a d × V transposed codebook");
+    for (tile, out) in out.chunks_mut(CODE_TILE).enumerate() {
+        sq_distances_8_tile(r, transposed, v, tile * CODE_TILE, scratch, out);
+    }
+}
+
+/// Codes `first..first + out.len()` of [`sq_distances_8_transposed`] (`v` codes per row of
+/// `transposed`).
+#[inline(always)]
+fn sq_distances_8_tile(
+    r: &[f64],
+    transposed: &[f64],
+    v: usize,
+    first: usize,
+    scratch: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    let (d, w) = (r.len(), out.len());
     let split = d / 8 * 8;
-    // lanes[k·V + c] is code c's partial sum k (dimensions k, k + 8, …), then its tail; the
+    // lanes[k·w + c] is code c's partial sum k (dimensions k, k + 8, …), then its tail; the
     // codes are the inner loop, so the compiler computes several at once. A sum's first term
     // is stored rather than added to 0 (the same bits: t² ≥ 0), so nothing is zeroed per call.
-    if scratch.len() < 9 * v {
-        scratch.resize(9 * v, 0.0);
+    if scratch.len() < 9 * w {
+        scratch.resize(9 * w, 0.0);
     }
-    let (lanes, tail) = scratch[..9 * v].split_at_mut(8 * v);
+    let (lanes, tail) = scratch[..9 * w].split_at_mut(8 * w);
     if split == 0 {
         lanes.fill(0.0);
     }
-    for (j, (&x, row)) in r.iter().zip(transposed.chunks_exact(v)).enumerate() {
-        let (sums, first) = if j < split {
-            (&mut lanes[(j % 8) * v..(j % 8 + 1) * v], j < 8)
+    for (j, &x) in r.iter().enumerate() {
+        let row = &transposed[j * v + first..j * v + first + w];
+        let (sums, first_term) = if j < split {
+            (&mut lanes[(j % 8) * w..(j % 8 + 1) * w], j < 8)
         } else {
             (&mut *tail, j == split)
         };
-        if first {
+        if first_term {
             for (s, &e) in sums.iter_mut().zip(row) {
                 let t = x - e;
                 *s = t * t;
@@ -123,7 +144,7 @@ fn sq_distances_8_transposed_portable(
     }
     // The fold of `sq_distance_8`, ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) + tail,
     // one whole lane at a time.
-    let mut l: Vec<&mut [f64]> = lanes.chunks_exact_mut(v).collect();
+    let mut l: Vec<&mut [f64]> = lanes.chunks_exact_mut(w).collect();
     for (dst, src) in [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (4, 6)] {
         let (low, high) = l.split_at_mut(src);
         add_into(low[dst], high[0]);
@@ -307,9 +328,19 @@ mod tests {
             x ^= x << 17;
             (x >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
         };
-        for (d, v) in [(0, 3), (1, 1), (3, 7), (8, 4), (32, 256), (17, 33), (384, 9)] {
+        for (d, v) in [
+            (0, 3),
+            (1, 1),
+            (3, 7),
+            (8, 4),
+            (32, 256),
+            (17, 33),
+            (384, 9),
+            (12, 1100),
+        ] {
             let r: Vec<f64> = (0..d).map(|_| next()).collect();
-            let codewords: Vec<Vec<f64>> = (0..v).map(|_| (0..d).map(|_| next()).collect()).collect();
+            let codewords: Vec<Vec<f64>> =
+                (0..v).map(|_| (0..d).map(|_| next()).collect()).collect();
             let mut t = vec![0.0; d * v];
             for (c, w) in codewords.iter().enumerate() {
                 for (j, &e) in w.iter().enumerate() {

@@ -13,6 +13,14 @@ use crate::sid::Code;
 /// then at most 0.4 percentage points.
 pub const AGREEMENT_SAMPLE: usize = 16_384;
 
+/// The most item-to-codeword distances the agreement check computes: [`AGREEMENT_SAMPLE`] items
+/// at V = 256, fewer items for larger codebooks (512 at OpenOneRec's V = 8192, a standard
+/// error of at most 2.2 points), never fewer than [`AGREEMENT_MIN_SAMPLE`].
+const AGREEMENT_BUDGET: usize = AGREEMENT_SAMPLE * 256;
+
+/// The fewest items the agreement check measures when the index has them.
+const AGREEMENT_MIN_SAMPLE: usize = 256;
+
 /// Codewords of every level plus the latents they apply to: everything needed to price a
 /// new last code for an item. Built for one index; pass that index to its methods.
 #[derive(Debug, Clone)]
@@ -142,7 +150,11 @@ impl CostModel {
         }
         let mut t = vec![0.0; d * v];
         for c in 0..v {
-            for (j, &e) in self.codeword(self.n_levels - 1, c as Code).iter().enumerate() {
+            for (j, &e) in self
+                .codeword(self.n_levels - 1, c as Code)
+                .iter()
+                .enumerate()
+            {
                 t[j * v + c] = e;
             }
         }
@@ -233,16 +245,25 @@ impl CostModel {
     /// index's own last code: near 1 when these latents and codewords produced the index, low
     /// when the costs are priced in another space (say, text embeddings for an RQ-VAE's SIDs).
     /// Measured on at most [`AGREEMENT_SAMPLE`] items spread evenly over the index (every item
-    /// of smaller ones): a check of all V codewords per item would cost more than ZCR itself.
+    /// of smaller ones), fewer when V > 256 (see [`AGREEMENT_BUDGET`]): a check of all V
+    /// codewords per item would cost more than ZCR itself.
     pub fn last_code_agreement(&self, index: &SidIndex) -> f64 {
         let last = self.n_levels - 1;
         let n = index.n_items();
-        let checked = n.min(AGREEMENT_SAMPLE);
+        let sample = (AGREEMENT_BUDGET / self.codebook_size.max(1))
+            .clamp(AGREEMENT_MIN_SAMPLE, AGREEMENT_SAMPLE);
+        let checked = n.min(sample);
         let agree: usize = (0..checked)
             .into_par_iter()
             .map(|k| k * n / checked)
             .map_init(
-                || (vec![0.0; self.dim], Vec::new(), vec![0.0; self.codebook_size]),
+                || {
+                    (
+                        vec![0.0; self.dim],
+                        Vec::new(),
+                        vec![0.0; self.codebook_size],
+                    )
+                },
                 |(residual, scratch, distances), p| {
                     self.residual(index, p, residual);
                     self.last_level_distances(residual, scratch, distances);

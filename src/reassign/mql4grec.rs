@@ -2,9 +2,8 @@
 //! of its repository: per full-SID group an offset start on the last level, a global set of
 //! used SIDs, a fallback to the second-to-last level, and at most two passes.
 
-use std::collections::HashSet;
-
 use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::CostModel;
 use crate::error::{Error, Result};
@@ -16,15 +15,21 @@ use crate::sid::{self, Code, SidKey};
 /// Passes over the index the reference makes at most (`tt == 2`).
 pub const PASSES: usize = 2;
 
-/// One item's float32 view of its last two levels, as the reference computes it: the code
-/// order by distance at level L (numpy `argsort`), its smallest last-level distance (the key
-/// its group is sorted by), and the residual before level L−1, whose code order is computed
-/// only when the last level is exhausted (rare: most items never need it).
+/// One item's float32 view of its last two levels, as the reference computes it: the start
+/// of the code order by distance at level L (numpy `argsort`; the rest only when a walk goes
+/// past it), its smallest last-level distance (the key its group is sorted by), and the
+/// residuals before levels L−1 and L, whose code orders are computed only when needed (rare:
+/// most items never need them).
 struct Orders {
     prev_residual: Vec<f32>,
-    last: Vec<Code>,
+    last_residual: Vec<f32>,
+    nearest_last: Vec<Code>,
     min_last: f32,
 }
+
+/// How much of each item's last-level code order is sorted up front: a walk that needs more
+/// (a crowded prefix) sorts all V codes then.
+const NEAREST: usize = 64;
 
 /// The codewords of the last two levels in float32, transposed (`d × V`), so that the
 /// distances to every code are computed side by side, each in the reference's order.
@@ -82,7 +87,7 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
     let v = cost.codebook_size();
     let last = n_levels - 1;
     let mut codes = index.all_codes().to_vec();
-    let mut used: HashSet<SidKey> = (0..index.n_items()).map(|p| index.key(p)).collect();
+    let mut used: FxHashSet<SidKey> = (0..index.n_items()).map(|p| index.key(p)).collect();
     let mut orders: Vec<Option<Orders>> = (0..index.n_items()).map(|_| None).collect();
     let codewords = LastTwoLevels::new(cost, n_levels);
     let mut passes = 0;
@@ -106,19 +111,29 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
         for (p, o) in computed {
             orders[p as usize] = Some(o);
         }
+        let (mut current, mut code) = (vec![0; n_levels], vec![0; n_levels]);
+        let mut ranked: Vec<usize> = Vec::new();
         for group in &groups {
             let of = |p: u32| orders[p as usize].as_ref().expect("computed above");
-            let mut ranked: Vec<usize> = (0..group.len()).collect();
+            ranked.clear();
+            ranked.extend(0..group.len());
             ranked.sort_by(|&a, &b| of(group[a]).min_last.total_cmp(&of(group[b]).min_last));
             for (i, &m) in ranked.iter().enumerate().skip(1) {
                 let p = group[m] as usize;
                 let o = of(group[m]);
-                let current = codes[p * n_levels..(p + 1) * n_levels].to_vec();
+                current.copy_from_slice(&codes[p * n_levels..(p + 1) * n_levels]);
                 let taken = |c: &[Code]| used.contains(&sid::sid_key(c));
-                let mut code = current.clone();
+                code.copy_from_slice(&current);
+                let mut whole_order: Option<Vec<Code>> = None;
+                let mut last_code = |num: usize| match o.nearest_last.get(num) {
+                    Some(&c) => c,
+                    None => whole_order.get_or_insert_with(|| {
+                        argsort(&distances(&o.last_residual, &codewords.last, v))
+                    })[num],
+                };
                 let mut num = i;
                 while taken(&code) && num < v {
-                    code[last] = o.last[num];
+                    code[last] = last_code(num);
                     num += 1;
                 }
                 let mut prev: Option<Vec<Code>> = None;
@@ -132,7 +147,7 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
                     }
                     let mut num = 0;
                     while taken(&code) && num < v {
-                        code[last] = o.last[num];
+                        code[last] = last_code(num);
                         num += 1;
                     }
                     if !taken(&code) {
@@ -152,17 +167,34 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
 /// The groups of items sharing a whole SID, in order of first appearance in `order`, each
 /// in that order (the reference's `get_collision_item`).
 fn collision_groups(codes: &[Code], n_levels: usize, order: &[u32]) -> Vec<Vec<u32>> {
-    let mut slot: std::collections::HashMap<SidKey, usize> = std::collections::HashMap::new();
+    let mut slot: FxHashMap<SidKey, u32> = FxHashMap::default();
+    slot.reserve(order.len());
+    let mut sizes: Vec<u32> = Vec::new();
+    let group_of: Vec<u32> = order
+        .iter()
+        .map(|&p| {
+            let key = sid::sid_key(&codes[p as usize * n_levels..(p as usize + 1) * n_levels]);
+            let g = *slot.entry(key).or_insert_with(|| {
+                sizes.push(0);
+                sizes.len() as u32 - 1
+            });
+            sizes[g as usize] += 1;
+            g
+        })
+        .collect();
+    let mut kept = vec![u32::MAX; sizes.len()];
     let mut groups: Vec<Vec<u32>> = Vec::new();
-    for &p in order {
-        let key = sid::sid_key(&codes[p as usize * n_levels..(p as usize + 1) * n_levels]);
-        let g = *slot.entry(key).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
-        });
-        groups[g].push(p);
+    for (g, &size) in sizes.iter().enumerate() {
+        if size > 1 {
+            kept[g] = groups.len() as u32;
+            groups.push(Vec::with_capacity(size as usize));
+        }
     }
-    groups.retain(|g| g.len() > 1);
+    for (&p, &g) in order.iter().zip(&group_of) {
+        if let Some(group) = groups.get_mut(kept[g as usize] as usize) {
+            group.push(p);
+        }
+    }
     groups
 }
 
@@ -188,7 +220,8 @@ fn item_orders(
     let min_last = last.iter().copied().fold(f32::INFINITY, f32::min);
     Orders {
         prev_residual,
-        last: argsort(&last),
+        nearest_last: nearest(&last, NEAREST),
+        last_residual: r,
         min_last,
     }
 }
@@ -208,11 +241,21 @@ fn distances(r: &[f32], transposed: &[f32], v: usize) -> Vec<f32> {
 /// Codes by ascending distance, equal distances by code: one sort of (distance in total
 /// order, code) keys, the same order as a stable sort by distance.
 fn argsort(d: &[f32]) -> Vec<Code> {
+    nearest(d, d.len())
+}
+
+/// The first `k` codes of [`argsort`]: the keys are distinct, so selecting the `k` smallest
+/// and sorting them gives exactly its prefix.
+fn nearest(d: &[f32], k: usize) -> Vec<Code> {
     let mut keys: Vec<u64> = d
         .iter()
         .enumerate()
         .map(|(c, &x)| (u64::from(total_order_bits(x)) << 32) | c as u64)
         .collect();
+    if k < keys.len() {
+        keys.select_nth_unstable(k);
+        keys.truncate(k);
+    }
     keys.sort_unstable();
     keys.into_iter().map(|k| k as Code).collect()
 }
@@ -226,7 +269,7 @@ fn total_order_bits(x: f32) -> u32 {
 /// Items in groups of size > 1 under `codes` (row-major, `n_levels` per item), and the
 /// number of distinct SIDs.
 pub fn collision_counts(codes: &[Code], n_levels: usize) -> (usize, usize) {
-    let mut counts: std::collections::HashMap<SidKey, usize> = std::collections::HashMap::new();
+    let mut counts: FxHashMap<SidKey, usize> = FxHashMap::default();
     for row in codes.chunks_exact(n_levels) {
         *counts.entry(sid::sid_key(row)).or_default() += 1;
     }
@@ -254,6 +297,18 @@ mod tests {
             ),
         ) {
             prop_assert_eq!(argsort(&d), stable_argsort(&d));
+        }
+
+        #[test]
+        fn nearest_is_the_start_of_argsort(
+            d in prop::collection::vec(
+                prop_oneof![Just(0.0f32), Just(-0.0f32), Just(1.5f32), any::<f32>()],
+                0..64,
+            ),
+            k in 0usize..70,
+        ) {
+            let whole = stable_argsort(&d);
+            prop_assert_eq!(nearest(&d, k), whole[..k.min(d.len())].to_vec());
         }
 
         #[test]

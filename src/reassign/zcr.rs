@@ -7,6 +7,10 @@ use pathfinding::matrix::Matrix;
 
 use super::GroupProblem;
 
+/// Up to this many movers, each row's cheapest free columns are kept in a short sorted list
+/// rather than found by a selection over all of them.
+const FEW_MOVERS: usize = 16;
+
 /// The column each row takes in the optimum of `problem`.
 /// Only the holders of shared codes are rows (an item alone on its code keeps it in every
 /// optimum); columns are the shared codes plus the group's free codes, ascending. Row `k`
@@ -61,6 +65,31 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
                 scale.scaled(delta) <= q_least + 0.5 && scale.quanta(delta) == q_least
             });
             keep[cheapest.expect("the least ΔD is one of the free columns")] = true;
+        }
+    } else if movers <= FEW_MOVERS && movers < free.len() {
+        // Few movers: each row's `movers` cheapest free columns by (q, j) in a short sorted
+        // list. Columns come in ascending j, so a later one enters only with a smaller q than
+        // the list's worst, and a scaled ΔD above `worst − 0.5` cannot round below it.
+        let mut best: Vec<(f64, usize)> = Vec::with_capacity(movers + 1);
+        for r in 0..h {
+            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
+            best.clear();
+            for &j in &free {
+                let delta = row[j] - native;
+                if best.len() == movers && scale.scaled(delta) > best[movers - 1].0 - 0.5 {
+                    continue;
+                }
+                let q = scale.quanta(delta);
+                if best.len() == movers && q >= best[movers - 1].0 {
+                    continue;
+                }
+                let at = best.partition_point(|&(kept_q, _)| kept_q <= q);
+                best.insert(at, (q, j));
+                best.truncate(movers);
+            }
+            for &(_, j) in &best {
+                keep[j] = true;
+            }
         }
     } else if movers < free.len() {
         // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
