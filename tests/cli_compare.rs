@@ -211,3 +211,36 @@ fn seeds_and_tokenizers_must_cover_the_same_users() {
         "{err}"
     );
 }
+
+#[test]
+fn compare_csv_leaves_missing_values_empty_like_every_other_table() {
+    let index = |v: &str| format!("demo_data/indexes/{v}/Workshop.index.json");
+    let beams = "demo_data/indexes/rkmeans_v64_zcr/rkmeans_v64_zcr.per_user.json";
+    let with_beams = format!("zcr={},{beams}", index("rkmeans_v64_zcr"));
+    let without = format!("native={}", index("rkmeans_v64_native"));
+    let out = common::sidlens(&[
+        "compare",
+        "-q",
+        "--csv",
+        "--run",
+        &with_beams,
+        "--run",
+        &without,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let header = &lines[0];
+    let native = lines.iter().find(|l| l[0] == "native").unwrap();
+    let zcr = lines.iter().find(|l| l[0] == "zcr").unwrap();
+    assert_eq!(native.len(), header.len(), "{text}");
+    // The index columns hold numbers; every beams-derived cell is empty, never `-`.
+    assert!(native[1].parse::<f64>().is_ok() && native[2].parse::<usize>().is_ok());
+    assert!(native[3..].iter().all(|c| c.is_empty()), "{text}");
+    assert!(zcr[3..].iter().all(|c| c.parse::<f64>().is_ok()), "{text}");
+    assert!(!text.contains(",-"), "{text}");
+}

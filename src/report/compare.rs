@@ -231,6 +231,8 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
     }
     let refs: Vec<(&str, Align)> = columns.iter().map(|(h, a)| (h.as_str(), *a)).collect();
     let mut t = Table::new(&refs);
+    // CSV leaves a missing value's cell empty, as every other table's CSV does.
+    let missing = if raw { "" } else { MISSING };
     let number = |v: f64| if raw { v.to_string() } else { metric(v) };
     for (i, row) in first.rows.iter().enumerate() {
         let mut cells = vec![
@@ -252,15 +254,15 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
                 let std = row.std.map(|v| pick(&v, m));
                 match (value, raw) {
                     (None, _) => {
-                        cells.push(MISSING.into());
+                        cells.push(missing.into());
                         if raw && seeded {
-                            cells.push(MISSING.into());
+                            cells.push(missing.into());
                         }
                     }
                     (Some(v), true) => {
                         cells.push(number(v));
                         if seeded {
-                            cells.push(std.map_or(MISSING.into(), number));
+                            cells.push(std.map_or(missing.into(), number));
                         }
                     }
                     (Some(v), false) => {
@@ -276,26 +278,26 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
                 }
             }
             cells.push(match (row.values, raw) {
-                (None, _) => MISSING.into(),
-                (Some(_), true) => row.inflation_pct.map_or(MISSING.into(), |p| p.to_string()),
+                (None, _) => missing.into(),
+                (Some(_), true) => row.inflation_pct.map_or(missing.into(), |p| p.to_string()),
                 (Some(_), false) => signed_percent(row.inflation_pct),
             });
             if r.decode != Decode::Cce {
                 let decoded = decoded_of(r, ci, i);
                 let recovered = decoded_recovered(row.values, decoded);
                 match (decoded, raw) {
-                    (None, _) => cells.extend([MISSING.into(), MISSING.into()]),
+                    (None, _) => cells.extend([missing.into(), missing.into()]),
                     (Some(d), true) => {
                         cells.push(d.hit.to_string());
-                        cells.push(recovered.map_or(MISSING.into(), |p| p.to_string()));
+                        cells.push(recovered.map_or(missing.into(), |p| p.to_string()));
                     }
                     (Some(d), false) => {
                         cells.push(metric(d.hit));
-                        cells.push(recovered.map_or(MISSING.into(), |p| format!("{p:.1}%")));
+                        cells.push(recovered.map_or(missing.into(), |p| format!("{p:.1}%")));
                     }
                 }
             }
-            let rank = |v: Option<usize>| v.map_or(MISSING.to_string(), |r| r.to_string());
+            let rank = |v: Option<usize>| v.map_or(missing.to_string(), |r| r.to_string());
             cells.push(rank(row.rank_hit));
             cells.push(rank(row.rank_item_hit));
         }
