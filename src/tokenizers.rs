@@ -55,7 +55,7 @@ pub fn load_runs(
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let seeds = evaluate_seeds(run, &index, &collisions, compat, progress)?;
+        let seeds = evaluate_seeds(&run.beams, &index, &collisions, compat, progress)?;
         loaded.push(Loaded {
             run: run.clone(),
             index,

@@ -4,6 +4,8 @@
 
 use crate::collision::Collisions;
 use crate::compare::{Comparison, Entry, rank};
+use std::path::PathBuf;
+
 use crate::error::Result;
 use crate::load::{Interactions, SidIndex, TokenizerFiles};
 use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
@@ -67,7 +69,7 @@ pub fn compare_tokenizers_decoded(
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let seeds = evaluate_seeds(run, &index, &collisions, compat, progress)?;
+        let seeds = evaluate_seeds(&run.beams, &index, &collisions, compat, progress)?;
         loaded.push((index, collisions, seeds));
     }
     let evaluated: Vec<EvaluatedTokenizer> = tokenizers
@@ -93,23 +95,23 @@ fn check_decoding((decode, interactions): (Decode, Option<&Interactions>)) -> Re
     Ok(())
 }
 
-/// Every beams file of `run` (one per seed) evaluated against its loaded index; `None`
-/// without beams.
+/// Every beams file of a tokenizer (one per seed) evaluated against its loaded index and
+/// checked to cover the same users; `None` without beams.
 pub fn evaluate_seeds(
-    run: &TokenizerFiles,
+    beams: &[PathBuf],
     index: &SidIndex,
     collisions: &Collisions,
     compat: Compat,
     progress: &dyn Progress,
 ) -> Result<Option<SeededEvaluation>> {
-    if run.beams.is_empty() {
+    if beams.is_empty() {
         return Ok(None);
     }
-    let mut evaluations = Vec::with_capacity(run.beams.len());
-    for beams in &run.beams {
-        evaluations.push(Evaluator::new(index, collisions, compat).evaluate_file(beams, progress)?);
+    let mut evaluations = Vec::with_capacity(beams.len());
+    for file in beams {
+        evaluations.push(Evaluator::new(index, collisions, compat).evaluate_file(file, progress)?);
     }
-    SeededEvaluation::new(run.beams.clone(), evaluations).map(Some)
+    SeededEvaluation::new(beams.to_vec(), evaluations).map(Some)
 }
 
 /// One tokenizer already loaded and evaluated, as [`compare_evaluated`] takes it (front ends
