@@ -7,9 +7,11 @@ use crate::compare::{Comparison, Entry, rank};
 use crate::error::Result;
 use crate::load::SidIndex;
 use crate::load::TokenizerFiles;
-use crate::metrics::{Compat, Evaluation, Evaluator};
+use crate::metrics::{Compat, Evaluation};
 use crate::plot::curves::{Curve, CurvesFigure};
 use crate::progress::{Progress, check_cancelled};
+use crate::seeds::SeededEvaluation;
+use crate::usecase::{EvaluatedTokenizer, evaluate_seeds};
 
 /// One tokenizer with its index, groups and (when it has beams) every user's outcome.
 #[derive(Debug)]
@@ -20,11 +22,28 @@ pub struct Loaded {
     pub index: SidIndex,
     /// Its collision groups.
     pub collisions: Collisions,
-    /// The beams' evaluation, `None` without beams.
-    pub evaluation: Option<Evaluation>,
+    /// Every beams file evaluated (one per seed), `None` without beams.
+    pub seeds: Option<SeededEvaluation>,
 }
 
-/// Loads every run's index and evaluates its beams under `compat`.
+impl Loaded {
+    /// The first beams file's evaluation (what the figures draw), `None` without beams.
+    pub fn evaluation(&self) -> Option<&Evaluation> {
+        self.seeds.as_ref().map(SeededEvaluation::first)
+    }
+
+    /// The tokenizer as [`compare_evaluated`](crate::usecase::compare_evaluated) takes it.
+    pub fn as_evaluated(&self) -> EvaluatedTokenizer<'_> {
+        EvaluatedTokenizer {
+            name: &self.run.name,
+            index: &self.index,
+            collisions: &self.collisions,
+            seeds: self.seeds.as_ref(),
+        }
+    }
+}
+
+/// Loads every run's index and evaluates its beams (every seed) under `compat`.
 pub fn load_runs(
     runs: &[TokenizerFiles],
     compat: Compat,
@@ -36,17 +55,12 @@ pub fn load_runs(
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let evaluation = match run.beams_file() {
-            Some(beams) => {
-                Some(Evaluator::new(&index, &collisions, compat).evaluate_file(beams, progress)?)
-            }
-            None => None,
-        };
+        let seeds = evaluate_seeds(&run.beams, &index, &collisions, compat, progress)?;
         loaded.push(Loaded {
             run: run.clone(),
             index,
             collisions,
-            evaluation,
+            seeds,
         });
     }
     Ok(loaded)
@@ -56,7 +70,7 @@ pub fn load_runs(
 pub fn comparison(loaded: &[Loaded], k: usize, compat: Compat) -> Comparison {
     let entries = loaded
         .iter()
-        .map(|l| Entry::new(&l.run.name, &l.collisions, l.evaluation.as_ref(), k))
+        .map(|l| Entry::new(&l.run.name, &l.collisions, l.evaluation(), k))
         .collect();
     rank(entries, k, compat)
 }
@@ -66,7 +80,7 @@ pub fn curves(loaded: &[Loaded]) -> CurvesFigure {
     CurvesFigure {
         curves: loaded
             .iter()
-            .filter_map(|l| Some(Curve::of(&l.run.name, l.evaluation.as_ref()?)))
+            .filter_map(|l| Some(Curve::of(&l.run.name, l.evaluation()?)))
             .collect(),
     }
 }

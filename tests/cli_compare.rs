@@ -3,34 +3,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use common::derive_seed;
 
 use serde_json::Value;
-
-/// Seed `seed` of `fixture`: for user u, h = (u·2654435761 + seed·40503) mod 2³²; h mod 3 = 0
-/// swaps beams 1 and 2, = 1 swaps beams 3 and 4, = 2 keeps the list (same users, same targets).
-fn derive_seed(fixture: &Path, seed: u64, out: &Path) -> PathBuf {
-    let mut records: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
-    for (u, r) in records.iter_mut().enumerate() {
-        let h = (u as u64 * 2_654_435_761 + seed * 40_503) % (1 << 32);
-        let beams = r["beam_sids"].as_array_mut().unwrap();
-        match h % 3 {
-            0 if beams.len() > 1 => beams.swap(0, 1),
-            1 if beams.len() > 3 => beams.swap(2, 3),
-            _ => {}
-        }
-    }
-    let stem = fixture
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .replace(".per_user.json", "");
-    let path = out.join(format!("{stem}.seed{seed}.per_user.json"));
-    std::fs::write(&path, serde_json::to_string(&records).unwrap()).unwrap();
-    path
-}
 
 fn json(args: &[&str]) -> Value {
     let out = common::sidlens(args);
@@ -210,4 +187,37 @@ fn seeds_and_tokenizers_must_cover_the_same_users() {
         !out.status.success() && err.contains("record 4 targets item"),
         "{err}"
     );
+}
+
+#[test]
+fn compare_csv_leaves_missing_values_empty_like_every_other_table() {
+    let index = |v: &str| format!("demo_data/indexes/{v}/Workshop.index.json");
+    let beams = "demo_data/indexes/rkmeans_v64_zcr/rkmeans_v64_zcr.per_user.json";
+    let with_beams = format!("zcr={},{beams}", index("rkmeans_v64_zcr"));
+    let without = format!("native={}", index("rkmeans_v64_native"));
+    let out = common::sidlens(&[
+        "compare",
+        "-q",
+        "--csv",
+        "--run",
+        &with_beams,
+        "--run",
+        &without,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let header = &lines[0];
+    let native = lines.iter().find(|l| l[0] == "native").unwrap();
+    let zcr = lines.iter().find(|l| l[0] == "zcr").unwrap();
+    assert_eq!(native.len(), header.len(), "{text}");
+    // The index columns hold numbers; every beams-derived cell is empty, never `-`.
+    assert!(native[1].parse::<f64>().is_ok() && native[2].parse::<usize>().is_ok());
+    assert!(native[3..].iter().all(|c| c.is_empty()), "{text}");
+    assert!(zcr[3..].iter().all(|c| c.parse::<f64>().is_ok()), "{text}");
+    assert!(!text.contains(",-"), "{text}");
 }

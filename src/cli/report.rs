@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::html_report::{self, Figure, Provenance, ReportContent, TokenizerGroups};
 use crate::load::ItemTexts;
 use crate::load::dataset::Dataset;
+use crate::metrics::Decode;
 use crate::plot::inflation::InflationFigure;
 use crate::plot::ranks::RanksFigure;
 use crate::plot::scatter::{ScatterFigure, ScatterRequest};
@@ -14,7 +15,7 @@ use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
 use crate::report::groups::{GroupFilter, group_rows};
 use crate::tokenizers;
-use crate::usecase::{compare_tokenizers, plan_reassignment};
+use crate::usecase::{compare_evaluated, plan_reassignment};
 use crate::write::{ensure_not_input, write_atomically};
 
 use super::Globals;
@@ -124,17 +125,21 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         Some(path) => scatter_figure(&loaded, path, &bar)?,
         None => None,
     };
-    let tested = compare_tokenizers(
-        &runs,
+    let evaluated: Vec<_> = loaded
+        .iter()
+        .map(tokenizers::Loaded::as_evaluated)
+        .collect();
+    let tested = compare_evaluated(
+        &evaluated,
         &[FIGURE_K],
         compat,
-        args.codebook_size,
         args.significance.settings(T_TEST_ONLY),
+        (Decode::Cce, None),
         &bar,
     )?;
     drop(bar);
     let at_k = &tested.comparisons[0];
-    if loaded.iter().any(|l| l.evaluation.is_some()) {
+    if loaded.iter().any(|l| l.evaluation().is_some()) {
         figures.push(Figure {
             title: format!("Inflation against collision rate (K = {FIGURE_K})"),
             note: "One point per tokenizer: the more items share a SID, the more the SID-level metric over-credits.".into(),

@@ -135,31 +135,21 @@ impl<'a> CompareJson<'a> {
     }
 }
 
-/// Row positions of `c` ordered by column `column` of [`table`] (0 = tokenizer name, compared
-/// as text; the others by value, missing values last), best first when `descending`.
-pub fn order_by(c: &Comparison, column: usize, descending: bool) -> Vec<usize> {
-    let value = |r: &crate::compare::Row| -> Option<f64> {
-        let v = r.values.as_ref();
-        match column {
-            1 => Some(r.collision_rate),
-            2 => Some(r.g_max as f64),
-            3 => v.map(|v| v.hit),
-            4 => v.map(|v| v.item_hit),
-            5 => v.map(|v| v.ndcg),
-            6 => v.map(|v| v.item_ndcg),
-            7 => r.inflation_pct,
-            8 => r.rank_hit.map(|x| x as f64),
-            9 => r.rank_item_hit.map(|x| x as f64),
-            _ => None,
-        }
+/// Row positions of `r`'s tokenizers ordered by column `column` of [`report_table`] (text
+/// form: 0 = tokenizer name, compared as text; the others by value, missing values last),
+/// largest first when `descending`.
+pub fn report_order_by(r: &CompareReport, column: usize, descending: bool) -> Vec<usize> {
+    let keys = report_keys(r);
+    let Some(first) = r.comparisons.first() else {
+        return Vec::new();
     };
-    let mut order: Vec<usize> = (0..c.rows.len()).collect();
+    let mut order: Vec<usize> = (0..first.rows.len()).collect();
     order.sort_by(|&a, &b| {
-        let (ra, rb) = (&c.rows[a], &c.rows[b]);
         let by = if column == 0 {
-            ra.name.cmp(&rb.name)
+            first.rows[a].name.cmp(&first.rows[b].name)
         } else {
-            match (value(ra), value(rb)) {
+            let value = |i: usize| keys[i].get(column).copied().flatten();
+            match (value(a), value(b)) {
                 (Some(x), Some(y)) => x.total_cmp(&y),
                 (Some(_), None) => return std::cmp::Ordering::Less,
                 (None, Some(_)) => return std::cmp::Ordering::Greater,
@@ -169,6 +159,37 @@ pub fn order_by(c: &Comparison, column: usize, descending: bool) -> Vec<usize> {
         if descending { by.reverse() } else { by }
     });
     order
+}
+
+/// Per row, the value behind each cell of [`report_table`]'s text form (`None` for the name
+/// and for missing values), column for column.
+fn report_keys(r: &CompareReport) -> Vec<Vec<Option<f64>>> {
+    let Some(first) = r.comparisons.first() else {
+        return Vec::new();
+    };
+    let seeded = first.rows.iter().any(|row| row.n_seeds > 1);
+    (0..first.rows.len())
+        .map(|i| {
+            let row = &first.rows[i];
+            let mut keys = vec![None, Some(row.collision_rate), Some(row.g_max as f64)];
+            if seeded {
+                keys.push(Some(row.n_seeds as f64));
+            }
+            for (ci, c) in r.comparisons.iter().enumerate() {
+                let row = &c.rows[i];
+                keys.extend(Metric::COMPARED.map(|m| row.values.map(|v| pick(&v, m))));
+                keys.push(row.values.and(row.inflation_pct));
+                if r.decode != Decode::Cce {
+                    let decoded = decoded_of(r, ci, i);
+                    keys.push(decoded.map(|d| d.hit));
+                    keys.push(decoded_recovered(row.values, decoded));
+                }
+                keys.push(row.rank_hit.map(|x| x as f64));
+                keys.push(row.rank_item_hit.map(|x| x as f64));
+            }
+            keys
+        })
+        .collect()
 }
 
 /// Marks a value that differs significantly from the best of its column.
@@ -231,6 +252,8 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
     }
     let refs: Vec<(&str, Align)> = columns.iter().map(|(h, a)| (h.as_str(), *a)).collect();
     let mut t = Table::new(&refs);
+    // CSV leaves a missing value's cell empty, as every other table's CSV does.
+    let missing = if raw { "" } else { MISSING };
     let number = |v: f64| if raw { v.to_string() } else { metric(v) };
     for (i, row) in first.rows.iter().enumerate() {
         let mut cells = vec![
@@ -252,15 +275,15 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
                 let std = row.std.map(|v| pick(&v, m));
                 match (value, raw) {
                     (None, _) => {
-                        cells.push(MISSING.into());
+                        cells.push(missing.into());
                         if raw && seeded {
-                            cells.push(MISSING.into());
+                            cells.push(missing.into());
                         }
                     }
                     (Some(v), true) => {
                         cells.push(number(v));
                         if seeded {
-                            cells.push(std.map_or(MISSING.into(), number));
+                            cells.push(std.map_or(missing.into(), number));
                         }
                     }
                     (Some(v), false) => {
@@ -276,26 +299,26 @@ pub fn report_table(r: &CompareReport, raw: bool) -> Table {
                 }
             }
             cells.push(match (row.values, raw) {
-                (None, _) => MISSING.into(),
-                (Some(_), true) => row.inflation_pct.map_or(MISSING.into(), |p| p.to_string()),
+                (None, _) => missing.into(),
+                (Some(_), true) => row.inflation_pct.map_or(missing.into(), |p| p.to_string()),
                 (Some(_), false) => signed_percent(row.inflation_pct),
             });
             if r.decode != Decode::Cce {
                 let decoded = decoded_of(r, ci, i);
                 let recovered = decoded_recovered(row.values, decoded);
                 match (decoded, raw) {
-                    (None, _) => cells.extend([MISSING.into(), MISSING.into()]),
+                    (None, _) => cells.extend([missing.into(), missing.into()]),
                     (Some(d), true) => {
                         cells.push(d.hit.to_string());
-                        cells.push(recovered.map_or(MISSING.into(), |p| p.to_string()));
+                        cells.push(recovered.map_or(missing.into(), |p| p.to_string()));
                     }
                     (Some(d), false) => {
                         cells.push(metric(d.hit));
-                        cells.push(recovered.map_or(MISSING.into(), |p| format!("{p:.1}%")));
+                        cells.push(recovered.map_or(missing.into(), |p| format!("{p:.1}%")));
                     }
                 }
             }
-            let rank = |v: Option<usize>| v.map_or(MISSING.to_string(), |r| r.to_string());
+            let rank = |v: Option<usize>| v.map_or(missing.to_string(), |r| r.to_string());
             cells.push(rank(row.rank_hit));
             cells.push(rank(row.rank_item_hit));
         }
@@ -603,5 +626,65 @@ impl<'a> CompareReportJson<'a> {
             p_adjusted_from: "p_t",
             tests: &r.tests,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::TokenizerFiles;
+    use crate::progress::NoProgress;
+    use crate::usecase::compare_tokenizers_decoded;
+
+    #[test]
+    fn sort_keys_line_up_with_every_column_of_the_text_table() {
+        let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo_data/indexes");
+        let run = |v: &str, seeds: usize| TokenizerFiles {
+            beams: vec![demo.join(format!("{v}/{v}.per_user.json")); seeds],
+            ..TokenizerFiles::index_only(v, demo.join(format!("{v}/Workshop.index.json")))
+        };
+        let runs = [
+            run("rkmeans_v32_native", 2),
+            run("rkmeans_v64_zcr", 1),
+            run("rkmeans_v64_native", 0),
+        ];
+        let report = compare_tokenizers_decoded(
+            &runs,
+            &[5, 10],
+            Compat::Faithful,
+            None,
+            None,
+            (Decode::Random { seed: 1 }, None),
+            &NoProgress,
+        )
+        .unwrap();
+        let table = report_table(&report, false);
+        let keys = report_keys(&report);
+        assert_eq!(keys.len(), table.rows.len());
+        for (row, k) in table.rows.iter().zip(&keys) {
+            assert_eq!(k.len(), table.headers.len(), "{:?}", table.headers);
+            // A missing value is a missing key; every shown number has its key.
+            for (cell, key) in row.iter().zip(k).skip(1) {
+                assert_eq!(cell == MISSING, key.is_none(), "{cell}");
+            }
+        }
+        let item_hit = table
+            .headers
+            .iter()
+            .position(|h| h == "ItemHit@10")
+            .unwrap();
+        let order = report_order_by(&report, item_hit, true);
+        let names: Vec<&str> = order
+            .iter()
+            .map(|&i| report.comparisons[0].rows[i].name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "rkmeans_v64_zcr",
+                "rkmeans_v32_native",
+                "rkmeans_v64_native"
+            ]
+        );
     }
 }

@@ -6,11 +6,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::compare::{self, Comparison, Entry};
 use crate::load::ItemTexts;
-use crate::metrics::Compat;
+use crate::metrics::{Compat, Decode};
+use crate::pairwise::TestSettings;
+use crate::progress::NoProgress;
 use crate::projection::{ItemRows, ProjectionParams};
 use crate::report::groups::GroupRow;
+use crate::usecase::{self, CompareReport, EvaluatedTokenizer};
 use ratatui::layout::Rect;
 
 use super::action::Action;
@@ -22,7 +24,7 @@ use super::search::Query;
 use super::sources::Sources;
 use super::spaces::{Space, Spreads, TIGHTEST_MIN_SIZE};
 use super::theme::Theme;
-use super::ui::{codebook, detail, help, item, scatter};
+use super::ui::{codebook, detail, help, item, metrics, scatter};
 use crate::load::TokenizerFiles;
 
 /// K values `+` and `-` step through.
@@ -322,8 +324,15 @@ pub struct App {
     pub should_quit: bool,
     /// Semantics of the metrics.
     pub compat: Compat,
-    /// Every tokenizer ranked by Hit@K and ItemHit@K (loaded ones), at the current K.
-    pub comparison: Option<Comparison>,
+    /// Every loaded tokenizer ranked by Hit@K and ItemHit@K at the current K, seeds as
+    /// mean ± std, without tests (computed at once, so the table never waits for them).
+    pub comparison: Option<CompareReport>,
+    /// The same comparison with the paired tests `sidlens compare` runs (a background job).
+    pub tested: Slot<Arc<CompareReport>>,
+    /// Set when the comparison changed and its tests should start after this update.
+    tests_due: bool,
+    /// Lines the metrics pane's flip list is scrolled down (screen lines, after wrapping).
+    pub metrics_scroll: usize,
     /// The embeddings file the scatter projects.
     pub embeddings: Option<PathBuf>,
     /// The scatter's projection.
@@ -420,6 +429,9 @@ impl App {
             should_quit: false,
             compat: sources.compat,
             comparison: None,
+            tested: Slot::Missing("paired tests need two tokenizers with beams".into()),
+            tests_due: false,
+            metrics_scroll: 0,
             embeddings: sources.embeddings.clone(),
             projection,
             scatter: None,
@@ -495,6 +507,7 @@ impl App {
         self.items.is_loading()
             || self.projection.is_loading()
             || self.collaborative.is_loading()
+            || self.tested.is_loading()
             || self
                 .tokenizers
                 .iter()
@@ -526,15 +539,16 @@ impl App {
     /// Tokenizers in the order the metrics table lists them (its sort, else key order).
     pub fn metrics_order(&self) -> Vec<usize> {
         let all: Vec<usize> = (0..self.tokenizers.len()).collect();
-        let (Some((column, descending)), Some(c)) = (self.metrics_sort, &self.comparison) else {
+        let (Some((column, descending)), Some(r)) = (self.metrics_sort, self.report()) else {
             return all;
         };
-        let mut order: Vec<usize> = crate::report::compare::order_by(c, column, descending)
+        let rows = &r.comparisons[0].rows;
+        let mut order: Vec<usize> = crate::report::compare::report_order_by(r, column, descending)
             .into_iter()
-            .filter_map(|r| {
+            .filter_map(|i| {
                 self.tokenizers
                     .iter()
-                    .position(|t| t.name() == c.rows[r].name)
+                    .position(|t| t.name() == rows[i].name)
             })
             .collect();
         let rest: Vec<usize> = all.into_iter().filter(|i| !order.contains(i)).collect();
@@ -542,8 +556,22 @@ impl App {
         order
     }
 
+    /// The comparison the metrics pane shows: with its tests once they are done.
+    pub fn report(&self) -> Option<&CompareReport> {
+        match &self.tested {
+            Slot::Ready(r) => Some(r),
+            _ => self.comparison.as_ref(),
+        }
+    }
+
     /// Carries out a user action.
     pub fn update(&mut self, action: Action) -> Vec<Command> {
+        let mut commands = self.act(action);
+        commands.extend(self.start_tests());
+        commands
+    }
+
+    fn act(&mut self, action: Action) -> Vec<Command> {
         if !matches!(action, Action::Resize { .. }) {
             self.notice = None;
         }
@@ -776,6 +804,7 @@ impl App {
                     Topic::Items => set_progress(&mut self.items, progress),
                     Topic::Projection => set_progress(&mut self.projection, progress),
                     Topic::Collaborative => set_progress(&mut self.collaborative, progress),
+                    Topic::Tests => set_progress(&mut self.tested, progress),
                     Topic::Index(i) | Topic::Metrics(i) | Topic::Reassign(i) => {
                         if let Some(t) = self.tokenizers.get_mut(i) {
                             match target {
@@ -788,8 +817,16 @@ impl App {
                 }
                 Vec::new()
             }
-            JobEvent::Done(payload) => self.on_done(target, payload),
-            JobEvent::Failed(e) => self.on_failed(target, e),
+            JobEvent::Done(payload) => {
+                let mut commands = self.on_done(target, payload);
+                commands.extend(self.start_tests());
+                commands
+            }
+            JobEvent::Failed(e) => {
+                let mut commands = self.on_failed(target, e);
+                commands.extend(self.start_tests());
+                commands
+            }
         }
     }
 
@@ -825,6 +862,7 @@ impl App {
                 self.cf_scatter = None;
                 self.refresh_scatter();
             }
+            (Topic::Tests, Payload::Tests(r)) => self.tested = Slot::Ready(r),
             _ => {}
         }
         commands
@@ -835,6 +873,7 @@ impl App {
             Topic::Items => self.items = Slot::Failed(error),
             Topic::Projection => self.projection = Slot::Failed(error),
             Topic::Collaborative => self.collaborative = Slot::Failed(error),
+            Topic::Tests => self.tested = Slot::Failed(error),
             Topic::Index(i) | Topic::Metrics(i) | Topic::Reassign(i) => {
                 let Some(t) = self.tokenizers.get_mut(i) else {
                     return Vec::new();
@@ -869,12 +908,12 @@ impl App {
         };
         let mut commands = Vec::new();
         let source = self.tokenizers[i].source.clone();
-        if let Some(beams) = source.beams_file().map(PathBuf::from) {
+        if !source.beams.is_empty() {
             self.tokenizers[i].metrics = Slot::Loading(None);
             let request = Request::Evaluate {
                 tokenizer: i,
                 data: data.clone(),
-                beams,
+                beams: source.beams.clone(),
                 compat: self.compat,
             };
             commands.push(self.request(request, Topic::Metrics(i)));
@@ -941,7 +980,8 @@ impl App {
             return Vec::new();
         };
         let name = t.name().to_string();
-        let Some(beams) = t.source.beams_file().map(PathBuf::from) else {
+        let beams = t.source.beams.clone();
+        let Some(first) = beams.first().cloned() else {
             self.say(Level::Warn, format!("{name} has no beams file to reload"));
             return Vec::new();
         };
@@ -950,9 +990,14 @@ impl App {
             return Vec::new();
         };
         self.tokenizers[i].metrics = Slot::Loading(None);
+        self.refresh_metrics();
+        let more = match beams.len() {
+            1 => String::new(),
+            n => format!(" and {} more seed{}", n - 1, if n == 2 { "" } else { "s" }),
+        };
         self.say(
             Level::Info,
-            format!("{name}: {why}, re-evaluating {}", beams.display()),
+            format!("{name}: {why}, re-evaluating {}{more}", first.display()),
         );
         let request = Request::Evaluate {
             tokenizer: i,
@@ -963,33 +1008,87 @@ impl App {
         vec![self.request(request, Topic::Metrics(i))]
     }
 
-    /// Recomputes what depends on K: the comparison table, and the group order when it is by
-    /// inflation (group credit itself is computed where it is shown).
+    /// Recomputes what depends on K: the comparison table (at once, without tests; the
+    /// tests follow in the background once every evaluation is in), and the group order
+    /// when it is by inflation (group credit itself is computed where it is shown).
     fn refresh_metrics(&mut self) {
-        let k = self.k;
-        let entries: Vec<Entry> = self
+        let loaded: Vec<_> = self
             .tokenizers
             .iter()
-            .filter_map(|t| {
-                let data = t.data.ready()?;
-                Some(Entry {
-                    name: t.name().to_string(),
-                    collision_rate: data.stats.collision_rate,
-                    g_max: data.stats.g_max,
-                    evaluated: t
-                        .metrics
-                        .ready()
-                        .map(|m| (m.evaluation.n_users() as u64, m.evaluation.at(k))),
-                    std: None,
-                    n_seeds: usize::from(t.metrics.ready().is_some()),
-                })
+            .filter_map(|t| Some((t.name(), t.data.ready()?, t.metrics.ready())))
+            .collect();
+        let evaluated: Vec<EvaluatedTokenizer> = loaded
+            .iter()
+            .map(|(name, data, m)| EvaluatedTokenizer {
+                name,
+                index: &data.index,
+                collisions: &data.collisions,
+                seeds: m.map(|m| &m.seeds),
             })
             .collect();
-        self.comparison = (!entries.is_empty()).then(|| compare::rank(entries, k, self.compat));
+        let with_beams = evaluated.iter().filter(|e| e.seeds.is_some()).count();
+        self.comparison = (!evaluated.is_empty())
+            .then(|| {
+                usecase::compare_evaluated(
+                    &evaluated,
+                    &[self.k],
+                    self.compat,
+                    None,
+                    (Decode::Cce, None),
+                    &NoProgress,
+                )
+                .ok()
+            })
+            .flatten();
+        let waiting = self
+            .tokenizers
+            .iter()
+            .filter(|t| t.data.is_loading() || t.metrics.is_loading())
+            .count();
+        self.tests_due = false;
+        self.tested = if with_beams + waiting < 2 {
+            Slot::Missing("paired tests need two tokenizers with beams".into())
+        } else if waiting > 0 {
+            Slot::Missing(format!(
+                "paired tests start once {waiting} more evaluation{} {} in",
+                if waiting == 1 { "" } else { "s" },
+                if waiting == 1 { "is" } else { "are" }
+            ))
+        } else if with_beams < 2 {
+            Slot::Missing("paired tests need two tokenizers with beams".into())
+        } else {
+            self.tests_due = true;
+            Slot::Loading(None)
+        };
+        self.metrics_scroll = self.metrics_scroll.min(metrics::max_scroll(self));
         if self.sort == SortKey::Inflation {
             self.rebuild_order(self.selected);
             self.refresh_search();
         }
+    }
+
+    /// The paired tests of the comparison at the current K, when they are due: the same
+    /// library call and defaults as `sidlens compare` (Holm, α 0.05, 10,000 sign flips and
+    /// bootstrap resamples, seed 42).
+    fn start_tests(&mut self) -> Vec<Command> {
+        if !std::mem::take(&mut self.tests_due) {
+            return Vec::new();
+        }
+        let tokenizers = self
+            .tokenizers
+            .iter()
+            .filter_map(|t| {
+                let data = t.data.ready()?.clone();
+                Some((t.name().to_string(), data, t.metrics.ready().cloned()))
+            })
+            .collect();
+        let request = Request::Test {
+            tokenizers,
+            k: self.k,
+            compat: self.compat,
+            settings: TestSettings::default(),
+        };
+        vec![self.request(request, Topic::Tests)]
     }
 
     /// Maps both projections' points to the collision groups of the tokenizer shown, and
@@ -1182,15 +1281,35 @@ impl App {
                     t.detail_scroll = offset_by(t.detail_scroll.min(most), delta, most);
                 }
             }
-            Pane::Metrics => {
-                let order = self.metrics_order();
-                let at = order.iter().position(|&i| i == self.selected).unwrap_or(0);
-                let last = order.len().saturating_sub(1);
-                if let Some(&i) = order.get(offset_by(at, delta, last)) {
-                    self.select_tokenizer(i);
-                }
-            }
+            Pane::Metrics => self.step_metrics(delta),
         }
+    }
+
+    /// Moves through the metrics pane as one list: the tokenizer rows, then the flip lines
+    /// under them (down selects the next tokenizer until the last, then scrolls the flips;
+    /// up scrolls back first).
+    fn step_metrics(&mut self, delta: isize) {
+        let order = self.metrics_order();
+        let at = order.iter().position(|&i| i == self.selected).unwrap_or(0);
+        let last = order.len().saturating_sub(1);
+        let d = delta.unsigned_abs();
+        let (row, scroll) = if delta >= 0 {
+            let to_last = last.saturating_sub(at);
+            if d <= to_last {
+                (at + d, self.metrics_scroll)
+            } else {
+                (last, self.metrics_scroll.saturating_add(d - to_last))
+            }
+        } else if d <= self.metrics_scroll {
+            (at, self.metrics_scroll - d)
+        } else {
+            (at.saturating_sub(d - self.metrics_scroll), 0)
+        };
+        if let Some(&i) = order.get(row).filter(|&&i| i != self.selected) {
+            self.select_tokenizer(i);
+        }
+        // The body's length depends on the selected tokenizer's facts: clamp after selecting.
+        self.metrics_scroll = scroll.min(metrics::max_scroll(self));
     }
 
     fn move_cursor(&mut self, delta: isize) {
@@ -1370,27 +1489,31 @@ impl App {
         }
     }
 
-    /// `s` in Metrics: sort by the next column; `S`: flip the direction.
+    /// `s` in Metrics: sort by the next column of the table shown; `S`: flip the direction.
     fn sort_metrics(&mut self, reverse: bool) {
-        let columns = 10;
+        let headers = self
+            .report()
+            .map(|r| crate::report::compare::report_table(r, false).headers);
+        let columns = headers.as_ref().map_or(1, Vec::len);
+        // Numbers read best largest first, names and ranks A→Z / 1→n.
+        let descending = |c: usize| {
+            headers
+                .as_ref()
+                .is_some_and(|h| c > 0 && !h[c].starts_with("rank"))
+        };
         self.metrics_sort = match (self.metrics_sort, reverse) {
             (None, false) => Some((0, false)),
             (None, true) => Some((0, true)),
             (Some((c, d)), true) => Some((c, !d)),
-            (Some((c, _)), false) if c + 1 < columns => {
-                // Numbers read best largest first, names and ranks A→Z / 1→n.
-                Some((c + 1, !matches!(c + 1, 8 | 9)))
-            }
+            (Some((c, _)), false) if c + 1 < columns => Some((c + 1, descending(c + 1))),
             (Some(_), false) => None,
         };
-        let text = match (self.metrics_sort, &self.comparison) {
-            (Some((c, d)), Some(cmp)) => {
-                let header = crate::report::compare::table(cmp).headers[c].clone();
-                format!(
-                    "metrics sorted by {header}, {} (s: next column, S: reverse)",
-                    if d { "largest first" } else { "smallest first" }
-                )
-            }
+        let text = match (self.metrics_sort, &headers) {
+            (Some((c, d)), Some(h)) => format!(
+                "metrics sorted by {}, {} (s: next column, S: reverse)",
+                h[c.min(h.len() - 1)],
+                if d { "largest first" } else { "smallest first" }
+            ),
             (Some(_), None) => "metrics sorted once they are computed".into(),
             (None, _) => "metrics in tokenizer order".into(),
         };

@@ -3,7 +3,7 @@
 //! rows (`zcr --groups`) and the projection (`project`).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::Path;
 
 use crate::collision::Collisions;
 use crate::collision_interactions::CollisionInteractions;
@@ -13,6 +13,7 @@ use crate::projection::{CacheOutcome, Projection};
 use crate::reassign::Plan;
 use crate::report::groups::{self, GroupFilter, GroupRow};
 use crate::report::reassign::{self, ReassignRow, SkippedRow};
+use crate::seeds::SeededEvaluation;
 use crate::sid::{self, Code, SidKey};
 use crate::stats::IndexStats;
 
@@ -64,41 +65,46 @@ pub fn prefix_key(codes: &[Code]) -> SidKey {
     sid::sid_key(&codes[..codes.len().saturating_sub(1)])
 }
 
-/// A tokenizer's beams, evaluated: every user's outcome, so any K is computed instantly.
+/// A tokenizer's beams, evaluated (every seed): every user's outcome, so any K is computed
+/// instantly.
 #[derive(Debug)]
 pub struct Evaluated {
-    /// The library's evaluation.
-    pub evaluation: Evaluation,
-    /// The beams file.
-    pub path: PathBuf,
-    /// Users by the collision group of their target (the library's index).
+    /// The library's evaluation of every beams file, one per seed.
+    pub seeds: SeededEvaluation,
+    /// Users by the collision group of their target (the first seed; targets agree in all).
     credits: CreditIndex,
 }
 
 impl Evaluated {
-    /// Indexes the users of `evaluation` by target group.
-    pub fn new(evaluation: Evaluation, path: PathBuf) -> Self {
-        let credits = CreditIndex::new(&evaluation);
-        Evaluated {
-            evaluation,
-            path,
-            credits,
-        }
+    /// Indexes the users of the seeds' evaluations by target group.
+    pub fn new(seeds: SeededEvaluation) -> Self {
+        let credits = CreditIndex::new(seeds.first());
+        Evaluated { seeds, credits }
+    }
+
+    /// The first seed's evaluation: what per-group credit and the detail pane show.
+    pub fn evaluation(&self) -> &Evaluation {
+        self.seeds.first()
+    }
+
+    /// The first beams file.
+    pub fn path(&self) -> &Path {
+        &self.seeds.files[0]
     }
 
     /// The longest beam list: the largest K that means anything.
     pub fn beam_width(&self) -> usize {
-        self.evaluation.list_width
+        self.evaluation().list_width
     }
 
     /// The credit of SID group `group` at `k`; `None` when no user's target is in it.
     pub fn credit(&self, group: u32, k: usize) -> Option<Credit> {
-        self.credits.credit(&self.evaluation, group, k)
+        self.credits.credit(self.evaluation(), group, k)
     }
 
     /// How many users' beam lists contain group `group`'s SID.
     pub fn generated(&self, group: u32) -> u32 {
-        self.evaluation
+        self.evaluation()
             .generated
             .get(group as usize)
             .copied()

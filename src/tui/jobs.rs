@@ -16,11 +16,12 @@ use crate::collision::Collisions;
 use crate::collision_interactions::CollisionInteractions;
 use crate::load::dataset::interactions_of_index;
 use crate::load::{Interactions, ItemTexts, Latents, SidIndex};
-use crate::metrics::Compat;
+use crate::metrics::{Compat, Decode};
+use crate::pairwise::TestSettings;
 use crate::progress::{CancelFlag, Progress};
 use crate::projection::{ItemRows, ProjectionParams};
 use crate::reassign::provenance::remedy_of;
-use crate::usecase;
+use crate::usecase::{self, CompareReport, EvaluatedTokenizer};
 
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData};
 use super::sources::Sources;
@@ -40,6 +41,8 @@ pub enum Topic {
     Projection,
     /// The collaborative embedding of the interactions and its projection.
     Collaborative,
+    /// The paired tests between every pair of evaluated tokenizers at the current K.
+    Tests,
 }
 
 /// A message from a job to the UI thread.
@@ -86,21 +89,26 @@ pub enum Payload {
     Projection(Arc<Projected>),
     /// The collaborative space, projected like the embeddings.
     Collaborative(Arc<Projected>),
+    /// The comparison with its paired tests.
+    Tests(Arc<CompareReport>),
 }
+
+/// One tokenizer as the tests job compares it: name, loaded index, evaluation (if any).
+pub type Compared = (String, Arc<TokenizerData>, Option<Arc<Evaluated>>);
 
 /// Work the app asks for.
 #[derive(Debug, Clone)]
 pub enum Request {
     /// Load item metadata and every tokenizer's index (answers `Items` and each `Index(i)`).
     Load(Sources),
-    /// Evaluate a tokenizer's beams file.
+    /// Evaluate a tokenizer's beams files (one per seed).
     Evaluate {
         /// Which tokenizer.
         tokenizer: usize,
         /// Its loaded index.
         data: Arc<TokenizerData>,
-        /// The beams file.
-        beams: PathBuf,
+        /// The beams files.
+        beams: Vec<PathBuf>,
         /// Semantics of the metrics.
         compat: Compat,
     },
@@ -142,6 +150,17 @@ pub enum Request {
         /// How many of the largest groups must be in the sample.
         highlight: usize,
     },
+    /// Compare the evaluated tokenizers at `k` with paired tests, as `sidlens compare` does.
+    Test {
+        /// Name, loaded index and evaluation of each tokenizer compared, in tokenizer order.
+        tokenizers: Vec<Compared>,
+        /// The cut-off.
+        k: usize,
+        /// Semantics of the metrics.
+        compat: Compat,
+        /// How the tests run and decide (`sidlens compare`'s defaults).
+        settings: TestSettings,
+    },
 }
 
 impl Request {
@@ -153,6 +172,7 @@ impl Request {
             Request::Reassign { tokenizer, .. } => Topic::Reassign(*tokenizer),
             Request::Project { .. } => Topic::Projection,
             Request::Collaborative { .. } => Topic::Collaborative,
+            Request::Test { .. } => Topic::Tests,
         }
     }
 }
@@ -261,6 +281,13 @@ pub fn run(request: Request, generation: u64, cancel: &CancelFlag, tx: &Sender<J
             highlight,
         } => guarded(|| collaborative(&interactions, &data, n_rows, &params, highlight, &sink))
             .map(|p| Payload::Collaborative(Arc::new(p))),
+        Request::Test {
+            tokenizers,
+            k,
+            compat,
+            settings,
+        } => guarded(|| test(&tokenizers, k, compat, settings, &sink))
+            .map(|r| Payload::Tests(Arc::new(r))),
     };
     let event = match result {
         Ok(payload) => JobEvent::Done(payload),
@@ -273,16 +300,46 @@ pub fn run(request: Request, generation: u64, cancel: &CancelFlag, tx: &Sender<J
     });
 }
 
-/// Every user's outcome of a beams file.
+/// Every user's outcome of each beams file (one per seed), checked to cover the same users.
 fn evaluate(
     data: &TokenizerData,
-    path: &Path,
+    beams: &[PathBuf],
     compat: Compat,
     sink: &Sink<'_>,
 ) -> Result<Evaluated, String> {
-    let evaluation = usecase::evaluate_beams(&data.index, &data.collisions, path, compat, sink)
-        .map_err(|e| e.to_string())?;
-    Ok(Evaluated::new(evaluation, path.to_path_buf()))
+    let seeds = usecase::evaluate_seeds(beams, &data.index, &data.collisions, compat, sink)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "no beams file to evaluate".to_string())?;
+    Ok(Evaluated::new(seeds))
+}
+
+/// The comparison at `k` with the paired tests between every pair, by the library call
+/// `sidlens compare` makes.
+fn test(
+    tokenizers: &[Compared],
+    k: usize,
+    compat: Compat,
+    settings: TestSettings,
+    sink: &Sink<'_>,
+) -> Result<CompareReport, String> {
+    let evaluated: Vec<EvaluatedTokenizer> = tokenizers
+        .iter()
+        .map(|(name, data, m)| EvaluatedTokenizer {
+            name,
+            index: &data.index,
+            collisions: &data.collisions,
+            seeds: m.as_ref().map(|m| &m.seeds),
+        })
+        .collect();
+    usecase::compare_evaluated(
+        &evaluated,
+        &[k],
+        compat,
+        Some(settings),
+        (Decode::Cce, None),
+        sink,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// ZCR and greedy for every prefix group with a collision, as `sidlens zcr` plans them.

@@ -60,7 +60,7 @@ pub fn run(sources: Sources) -> anyhow::Result<()> {
         .iter()
         .enumerate()
         .filter(|_| sources.watch_beams)
-        .filter_map(|(i, t)| Some((i, t.beams_file()?.to_path_buf())));
+        .flat_map(|(i, t)| t.beams.iter().map(move |b| (i, b.clone())));
     let mut watcher = Watcher::new(watched);
     let terminated = termination_flag()?;
     watch_for_hangup();

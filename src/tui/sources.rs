@@ -43,12 +43,9 @@ impl Sources {
         }
     }
 
-    /// How many beams files there are to watch.
+    /// How many beams files there are to watch (every seed's).
     pub fn beams_files(&self) -> usize {
-        self.tokenizers
-            .iter()
-            .filter(|t| t.beams_file().is_some())
-            .count()
+        self.tokenizers.iter().map(|t| t.beams.len()).sum()
     }
 }
 

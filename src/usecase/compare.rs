@@ -4,6 +4,8 @@
 
 use crate::collision::Collisions;
 use crate::compare::{Comparison, Entry, rank};
+use std::path::PathBuf;
+
 use crate::error::Result;
 use crate::load::{Interactions, SidIndex, TokenizerFiles};
 use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
@@ -61,33 +63,92 @@ pub fn compare_tokenizers_decoded(
     decoding: (Decode, Option<&Interactions>),
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
-    let (decode, interactions) = decoding;
-    if decode.needs_popularity() && interactions.is_none() {
-        return Err(crate::Error::Invalid(
-            "popular decoding needs the interactions (their training part gives each item's popularity)".into(),
-        ));
-    }
-    let mut decoded = vec![Vec::with_capacity(tokenizers.len()); ks.len()];
+    check_decoding(decoding)?;
     let mut loaded = Vec::with_capacity(tokenizers.len());
     for run in tokenizers {
         check_cancelled(progress)?;
         let index = SidIndex::load(&run.index, codebook_size)?;
         let collisions = Collisions::new(&index);
-        let seeds = if run.beams.is_empty() {
-            None
-        } else {
-            let mut evaluations = Vec::with_capacity(run.beams.len());
-            for beams in &run.beams {
-                let ev =
-                    Evaluator::new(&index, &collisions, compat).evaluate_file(beams, progress)?;
-                evaluations.push(ev);
-            }
-            Some(SeededEvaluation::new(run.beams.clone(), evaluations)?)
-        };
-        let popularity = interactions.map(|i| Popularity::training(&index, i));
-        let decoder = Decoder::new(decode, &index, &collisions, popularity.as_ref());
+        let seeds = evaluate_seeds(&run.beams, &index, &collisions, compat, progress)?;
+        loaded.push((index, collisions, seeds));
+    }
+    let evaluated: Vec<EvaluatedTokenizer> = tokenizers
+        .iter()
+        .zip(&loaded)
+        .map(|(run, (index, collisions, seeds))| EvaluatedTokenizer {
+            name: &run.name,
+            index,
+            collisions,
+            seeds: seeds.as_ref(),
+        })
+        .collect();
+    compare_evaluated(&evaluated, ks, compat, settings, decoding, progress)
+}
+
+/// Popular decoding needs the interactions; said before any file is read.
+fn check_decoding((decode, interactions): (Decode, Option<&Interactions>)) -> Result<()> {
+    if decode.needs_popularity() && interactions.is_none() {
+        return Err(crate::Error::Invalid(
+            "popular decoding needs the interactions (their training part gives each item's popularity)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Every beams file of a tokenizer (one per seed) evaluated against its loaded index and
+/// checked to cover the same users; `None` without beams.
+pub fn evaluate_seeds(
+    beams: &[PathBuf],
+    index: &SidIndex,
+    collisions: &Collisions,
+    compat: Compat,
+    progress: &dyn Progress,
+) -> Result<Option<SeededEvaluation>> {
+    if beams.is_empty() {
+        return Ok(None);
+    }
+    let mut evaluations = Vec::with_capacity(beams.len());
+    for file in beams {
+        evaluations.push(Evaluator::new(index, collisions, compat).evaluate_file(file, progress)?);
+    }
+    SeededEvaluation::new(beams.to_vec(), evaluations).map(Some)
+}
+
+/// One tokenizer already loaded and evaluated, as [`compare_evaluated`] takes it (front ends
+/// that keep their evaluations, like the TUI and the HTML report, compare without re-reading).
+#[derive(Debug, Clone, Copy)]
+pub struct EvaluatedTokenizer<'a> {
+    /// The tokenizer's name.
+    pub name: &'a str,
+    /// Its SID index.
+    pub index: &'a SidIndex,
+    /// Its collision groups.
+    pub collisions: &'a Collisions,
+    /// Its seeds' evaluations (`None`: no beams).
+    pub seeds: Option<&'a SeededEvaluation>,
+}
+
+/// [`compare_tokenizers_decoded`] on tokenizers already evaluated: ranks them at each K and,
+/// with `settings`, tests every pair (progress counts the pairs tested; cancellable between
+/// metrics).
+pub fn compare_evaluated(
+    tokenizers: &[EvaluatedTokenizer],
+    ks: &[usize],
+    compat: Compat,
+    settings: Option<TestSettings>,
+    decoding: (Decode, Option<&Interactions>),
+    progress: &dyn Progress,
+) -> Result<CompareReport> {
+    check_decoding(decoding)?;
+    let (decode, interactions) = decoding;
+    let mut decoded = vec![Vec::with_capacity(tokenizers.len()); ks.len()];
+    let mut loaded = Vec::with_capacity(tokenizers.len());
+    for run in tokenizers {
+        let (index, collisions, seeds) = (run.index, run.collisions, run.seeds);
+        let popularity = interactions.map(|i| Popularity::training(index, i));
+        let decoder = Decoder::new(decode, index, collisions, popularity.as_ref());
         for (i, &k) in ks.iter().enumerate() {
-            decoded[i].push(seeds.as_ref().zip(decoder.as_ref()).map(|(s, d)| {
+            decoded[i].push(seeds.zip(decoder.as_ref()).map(|(s, d)| {
                 let n = s.evaluations.len() as f64;
                 let mut mean = DecodedValues::default();
                 for e in &s.evaluations {
@@ -99,7 +160,7 @@ pub fn compare_tokenizers_decoded(
                 mean
             }));
         }
-        let targets: Vec<Option<String>> = seeds.as_ref().map_or_else(Vec::new, |s| {
+        let targets: Vec<Option<String>> = seeds.map_or_else(Vec::new, |s| {
             s.first()
                 .outcomes
                 .iter()
@@ -114,7 +175,7 @@ pub fn compare_tokenizers_decoded(
             let entries = loaded
                 .iter()
                 .map(|(run, collisions, seeds, _)| {
-                    let mut entry = Entry::new(&run.name, collisions, None, k);
+                    let mut entry = Entry::new(run.name, collisions, None, k);
                     if let Some(s) = seeds {
                         let (mean, std) = s.at(k);
                         entry.evaluated = Some((s.n_users() as u64, mean));
@@ -129,7 +190,7 @@ pub fn compare_tokenizers_decoded(
         .collect();
     let evaluated: Vec<_> = loaded
         .iter()
-        .filter_map(|(run, _, seeds, targets)| seeds.as_ref().map(|s| (run, s, targets)))
+        .filter_map(|(run, _, seeds, targets)| seeds.map(|s| (run.name, s, targets)))
         .collect();
     let mut report = CompareReport {
         comparisons,
@@ -145,22 +206,25 @@ pub fn compare_tokenizers_decoded(
         t.iter().map(Option::as_deref).collect()
     }
     let (first, _, first_targets) = evaluated[0];
-    for (run, _, targets) in &evaluated[1..] {
-        check_paired(
-            (&first.name, &ids(first_targets)),
-            (&run.name, &ids(targets)),
-        )?;
+    for (name, _, targets) in &evaluated[1..] {
+        check_paired((first, &ids(first_targets)), (name, &ids(targets)))?;
     }
+    let pairs = evaluated.len() * (evaluated.len() - 1) / 2;
+    progress.stage(
+        "paired tests",
+        (ks.len() * Metric::COMPARED.len() * pairs) as u64,
+    );
     for &k in ks {
         for metric in Metric::COMPARED {
             check_cancelled(progress)?;
             let samples: Vec<(&str, Vec<f64>)> = evaluated
                 .iter()
-                .map(|(run, s, _)| (run.name.as_str(), s.per_user(metric, k)))
+                .map(|(name, s, _)| (*name, s.per_user(metric, k)))
                 .collect();
             report
                 .tests
                 .extend(test_pairs(&metric.at(k), &samples, settings));
+            progress.advance(pairs as u64);
         }
     }
     for c in &mut report.comparisons {

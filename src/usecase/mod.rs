@@ -10,7 +10,10 @@ mod price;
 mod project;
 
 pub use collaborative::collaborative_space;
-pub use compare::{CompareReport, compare_tokenizers, compare_tokenizers_decoded};
+pub use compare::{
+    CompareReport, EvaluatedTokenizer, compare_evaluated, compare_tokenizers,
+    compare_tokenizers_decoded, evaluate_seeds,
+};
 pub use evaluate::evaluate_beams;
 pub use item::follow_item;
 pub use price::{Vectors, cost_model, cost_model_of, plan_reassignment, read_vectors};

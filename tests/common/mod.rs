@@ -33,3 +33,31 @@ pub fn sidlens(args: &[&str]) -> Output {
         .output()
         .expect("run sidlens")
 }
+
+/// Seed `seed` of the beams file `fixture`, written into `out` as
+/// `<stem>.seed<seed>.per_user.json`: for user u, h = (u·2654435761 + seed·40503) mod 2³²;
+/// h mod 3 = 0 swaps beams 1 and 2, = 1 swaps beams 3 and 4, = 2 keeps the list (same users,
+/// same targets, slightly different metrics per seed).
+#[allow(dead_code)]
+pub fn derive_seed(fixture: &Path, seed: u64, out: &Path) -> PathBuf {
+    let mut records: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    for (u, r) in records.iter_mut().enumerate() {
+        let h = (u as u64 * 2_654_435_761 + seed * 40_503) % (1 << 32);
+        let beams = r["beam_sids"].as_array_mut().unwrap();
+        match h % 3 {
+            0 if beams.len() > 1 => beams.swap(0, 1),
+            1 if beams.len() > 3 => beams.swap(2, 3),
+            _ => {}
+        }
+    }
+    let stem = fixture
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .replace(".per_user.json", "");
+    let path = out.join(format!("{stem}.seed{seed}.per_user.json"));
+    std::fs::write(&path, serde_json::to_string(&records).unwrap()).unwrap();
+    path
+}

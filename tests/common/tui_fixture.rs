@@ -214,6 +214,7 @@ fn clone(p: &Payload) -> Payload {
         Payload::Reassign(x) => Payload::Reassign(x.clone()),
         Payload::Projection(x) => Payload::Projection(x.clone()),
         Payload::Collaborative(x) => Payload::Collaborative(x.clone()),
+        Payload::Tests(x) => Payload::Tests(x.clone()),
     }
 }
 
@@ -238,7 +239,9 @@ fn answers() -> &'static Answers {
                 if let JobEvent::Done(p) = &msg.event {
                     payloads.insert(target, clone(p));
                 }
-                if let JobEvent::Failed(e) = &msg.event {
+                // The fixture's two tokenizers list different test users, so their paired
+                // tests fail (and the metrics pane says why); every other job must succeed.
+                if let (JobEvent::Failed(e), false) = (&msg.event, target == Topic::Tests) {
                     panic!("fixture job {target:?} failed: {e}");
                 }
                 let generation = match target {
@@ -273,6 +276,14 @@ pub fn fresh(width: u16, height: u16) -> App {
 /// Answers a command the way the event loop's job would, with the precomputed payloads.
 pub fn answer(app: &mut App, command: Command) -> Vec<Command> {
     let Command::Start(request, generation) = command;
+    if let Request::Test { .. } = request {
+        // The tests depend on K and the evaluations, so they run for real (milliseconds).
+        let mut next = Vec::new();
+        for msg in run(request) {
+            next.extend(app.on_job(JobMsg { generation, ..msg }));
+        }
+        return next;
+    }
     let targets = match &request {
         Request::Load(s) => {
             let mut t = vec![Topic::Items];
@@ -283,6 +294,7 @@ pub fn answer(app: &mut App, command: Command) -> Vec<Command> {
         Request::Reassign { tokenizer, .. } => vec![Topic::Reassign(*tokenizer)],
         Request::Project { .. } => vec![Topic::Projection],
         Request::Collaborative { .. } => vec![Topic::Collaborative],
+        Request::Test { .. } => unreachable!("answered above"),
     };
     let mut next = Vec::new();
     for target in targets {
