@@ -54,14 +54,14 @@ impl SidIndex {
         codebook_size: Option<usize>,
         scheme: Option<SidScheme>,
     ) -> Result<Self> {
-        if super::tensors::sniff(path).is_some() {
-            return Self::from_code_matrix(path, codebook_size);
-        }
         if path.as_os_str() != "-"
             && let Some(table) = crate::columnar::sniff(path)
         {
             let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
             return super::index_table::load(path, table, file, codebook_size, scheme);
+        }
+        if super::tensors::sniff(path).is_some() {
+            return Self::from_code_matrix(path, codebook_size);
         }
         let bytes = read_input(path)?;
         if let Some(table) = crate::columnar::TableFormat::from_magic(&bytes) {
