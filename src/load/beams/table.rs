@@ -143,12 +143,10 @@ impl<'a> BeamColumns<'a> {
                     rec.target = Some(rec.read_sid(s));
                 }
             }
-            Some(Target::Codes(c)) => {
-                if c.get(row).is_some() {
-                    rec.target = Some(code_sid(c, row).map_err(|m| err("target", m))?);
-                }
+            Some(Target::Codes(c)) if c.get(row).is_some() => {
+                rec.target = Some(code_sid(c, row).map_err(|m| err("target", m))?);
             }
-            None => {}
+            _ => {}
         }
         if let Some(c) = &self.target_item
             && let Some(id) = c.get(row)
