@@ -307,9 +307,18 @@ mod tests {
             x ^= x << 17;
             (x >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
         };
-        for (d, v) in [(0, 3), (1, 1), (3, 7), (8, 4), (32, 256), (17, 33), (384, 9)] {
+        for (d, v) in [
+            (0, 3),
+            (1, 1),
+            (3, 7),
+            (8, 4),
+            (32, 256),
+            (17, 33),
+            (384, 9),
+        ] {
             let r: Vec<f64> = (0..d).map(|_| next()).collect();
-            let codewords: Vec<Vec<f64>> = (0..v).map(|_| (0..d).map(|_| next()).collect()).collect();
+            let codewords: Vec<Vec<f64>> =
+                (0..v).map(|_| (0..d).map(|_| next()).collect()).collect();
             let mut t = vec![0.0; d * v];
             for (c, w) in codewords.iter().enumerate() {
                 for (j, &e) in w.iter().enumerate() {

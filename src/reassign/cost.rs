@@ -142,7 +142,11 @@ impl CostModel {
         }
         let mut t = vec![0.0; d * v];
         for c in 0..v {
-            for (j, &e) in self.codeword(self.n_levels - 1, c as Code).iter().enumerate() {
+            for (j, &e) in self
+                .codeword(self.n_levels - 1, c as Code)
+                .iter()
+                .enumerate()
+            {
                 t[j * v + c] = e;
             }
         }
@@ -242,7 +246,13 @@ impl CostModel {
             .into_par_iter()
             .map(|k| k * n / checked)
             .map_init(
-                || (vec![0.0; self.dim], Vec::new(), vec![0.0; self.codebook_size]),
+                || {
+                    (
+                        vec![0.0; self.dim],
+                        Vec::new(),
+                        vec![0.0; self.codebook_size],
+                    )
+                },
                 |(residual, scratch, distances), p| {
                     self.residual(index, p, residual);
                     self.last_level_distances(residual, scratch, distances);

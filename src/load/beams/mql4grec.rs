@@ -57,7 +57,10 @@ pub(super) fn read(
     if input.is_regular() {
         let size = input.size_hint();
         drop(input);
-        let layout = mql4grec_stream::scan(path)?;
+        let Ok(layout) = mql4grec_stream::scan(path) else {
+            // A malformed file: read whole, whose serde messages name the exact place.
+            return read(path, Input::stream_of(path)?, progress, on_record);
+        };
         progress.advance(size / 2);
         let [(outputs, o_at), (scores, s_at), (targets, t_at)] = layout.lists;
         let k = beams_per_user(path, outputs, scores, targets, layout.users)?;
