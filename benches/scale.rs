@@ -133,6 +133,24 @@ fn main() {
         ],
     ));
 
+    // The same beams as a Parquet table (issue 11: within 1.5x of the JSON Lines path).
+    let parquet = parquet_beams(&files.beams);
+    rows.push(measure(
+        "eval, Parquet beams (K = 1,5,10,20)",
+        "1000000 items, 200000 users x 20 beams",
+        "<= 1.5x JSON Lines",
+        &[
+            "eval",
+            "--index",
+            files.index.to_str().unwrap(),
+            "--beams",
+            parquet.to_str().unwrap(),
+            "--k",
+            "1,5,10,20",
+            "--json",
+        ],
+    ));
+
     let mut table = String::from(
         "| command | data | median (s) | min (s) | CPU (%) | peak memory (MB) | target |\n|:---|:---|---:|---:|---:|---:|:---|\n",
     );
@@ -159,6 +177,51 @@ fn json_array_beams(jsonl: &Path) -> PathBuf {
         std::fs::write(&tmp, format!("[{}]", records.join(", "))).expect("write array beams");
         std::fs::rename(&tmp, &out).expect("name array beams");
     }
+    out
+}
+
+/// The JSON Lines beams rewritten as Parquet (`beam_sids`, `target`, `target_item`; snappy,
+/// row groups of 65,536 users, as pyarrow writes), cached beside them.
+fn parquet_beams(jsonl: &Path) -> PathBuf {
+    use arrow_array::builder::{ListBuilder, StringBuilder};
+    use std::sync::Arc;
+    let out = jsonl.with_extension("parquet");
+    if out.exists() {
+        return out;
+    }
+    let text = std::fs::read_to_string(jsonl).expect("read beams");
+    let mut beams = ListBuilder::new(StringBuilder::new());
+    let mut target = StringBuilder::new();
+    let mut item = StringBuilder::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let r: serde_json::Value = serde_json::from_str(line).expect("a beams record");
+        for b in r["beam_sids"].as_array().expect("beam_sids") {
+            beams.values().append_value(b.as_str().expect("a SID"));
+        }
+        beams.append(true);
+        target.append_option(r["target"].as_str());
+        item.append_option(r["target_item"].as_str());
+    }
+    let batch = arrow_array::RecordBatch::try_from_iter(vec![
+        (
+            "beam_sids",
+            Arc::new(beams.finish()) as arrow_array::ArrayRef,
+        ),
+        ("target", Arc::new(target.finish())),
+        ("target_item", Arc::new(item.finish())),
+    ])
+    .expect("a batch");
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_compression(parquet::basic::Compression::SNAPPY)
+        .set_max_row_group_size(65_536)
+        .build();
+    let tmp = out.with_extension("parquet.tmp");
+    let file = std::fs::File::create(&tmp).expect("create parquet beams");
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props))
+        .expect("a parquet writer");
+    w.write(&batch).expect("write parquet beams");
+    w.close().expect("finish parquet beams");
+    std::fs::rename(&tmp, &out).expect("name parquet beams");
     out
 }
 

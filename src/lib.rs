@@ -7,6 +7,7 @@
 pub mod collab;
 pub mod collision;
 pub mod collision_interactions;
+pub mod columnar;
 pub mod compare;
 pub mod diff;
 pub mod error;

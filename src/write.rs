@@ -99,7 +99,7 @@ impl Outputs {
     pub fn add(
         &mut self,
         path: &Path,
-        write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+        write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
     ) -> Result<()> {
         let sink = prepare(path)?;
         let result = match &sink {
@@ -240,7 +240,7 @@ fn new_file_permissions() -> fs::Permissions {
 
 fn fill(
     file: &fs::File,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut out = BufWriter::new(file);
     write(&mut out)?;
@@ -274,7 +274,7 @@ impl FolderLock {
 /// temporary file remains.
 pub fn write_atomically(
     path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> Result<()> {
     let mut outputs = Outputs::new();
     outputs.add(path, write)?;

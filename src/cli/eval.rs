@@ -12,6 +12,7 @@ use crate::metrics::{Compat, Decode, DecodedAccumulator, Decoder, Evaluator};
 use crate::popularity::Popularity;
 use crate::report::document::Document;
 use crate::report::eval::{self as report, DecodedJson, EvalJson};
+use crate::report::per_user::PerUserSink;
 use crate::report::percent;
 use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
@@ -28,7 +29,8 @@ pub struct Args {
     /// The SID index the beams were generated against.
     #[arg(long, value_name = "FILE")]
     index: PathBuf,
-    /// Beam outputs: the reference per-user JSON array or JSON Lines, one record per user.
+    /// Beam outputs: the reference per-user JSON array or JSON Lines, one record per user, or
+    /// a Parquet / Arrow table with the same fields as columns.
     #[arg(long, value_name = "FILE")]
     beams: PathBuf,
     /// Cut-offs K (comma-separated, each at least 1).
@@ -41,7 +43,8 @@ pub struct Args {
     /// Codebook size V (default: the largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
-    /// Also write every user's values as JSON Lines to FILE (atomically; never over an input).
+    /// Also write every user's values as JSON Lines to FILE, or as a Parquet / Arrow table
+    /// when FILE ends in `.parquet`, `.arrow` or `.feather` (atomically; never over an input).
     #[arg(long, value_name = "FILE")]
     per_user: Option<PathBuf>,
     /// Also list the N collision groups over-credited most at the largest K.
@@ -210,6 +213,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             let mut failure = None;
             let mut summary = None;
             let written = write_atomically(out, |w| {
+                let mut sink = PerUserSink::new(out, w, &ks, decoder.is_some())?;
                 let result = evaluator.summarize_file(
                     &args.beams,
                     &ks,
@@ -219,14 +223,14 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
                         if let Some(acc) = decoded.as_mut() {
                             acc.add(outcome);
                         }
-                        report::write_user_line(w, user, outcome, &index, &ks, decoder.as_ref())
+                        sink.write(user, outcome, &index, &ks, decoder.as_ref())
                             .map_err(|e| crate::Error::io(out, e))
                     },
                 );
                 match result {
                     Ok(s) => {
                         summary = Some(s);
-                        Ok(())
+                        sink.finish()
                     }
                     Err(e) => {
                         failure = Some(e);

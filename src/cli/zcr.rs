@@ -254,7 +254,7 @@ fn write_outputs(
     // The index and its sidecar appear together or not at all.
     let sidecar = sidecar_path(out);
     let mut outputs = Outputs::new();
-    outputs.add(out, |w| reassigned.write_json(w))?;
+    outputs.add(out, |w| reassigned.write_for(out, w))?;
     outputs.add(&sidecar, |w| {
         serde_json::to_writer_pretty(&mut *w, &provenance)?;
         w.write_all(b"\n")

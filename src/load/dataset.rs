@@ -37,7 +37,7 @@ pub fn paper_results_of(beams: &Path) -> Option<PathBuf> {
 /// The interactions of the dataset an index belongs to in the CollisionGenRec layout:
 /// `ROOT/<DS>.inter.json` for an index at `ROOT/indexes/<VARIANT>/<DS>.index.json`.
 pub fn interactions_of_index(index: &Path) -> Option<PathBuf> {
-    let ds = index.file_name()?.to_str()?.strip_suffix(".index.json")?;
+    let ds = strip_index_suffix(index.file_name()?.to_str()?)?;
     let indexes = index.parent()?.parent()?;
     if indexes.file_name()? != "indexes" {
         return None;
@@ -47,12 +47,39 @@ pub fn interactions_of_index(index: &Path) -> Option<PathBuf> {
 
 /// Beams file names of a variant: sidlens's and the reference fixtures' `.per_user`, and
 /// the paper's `test.py --save_per_user` `_per_user`.
-const BEAM_SUFFIXES: [&str; 4] = [
+const BEAM_SUFFIXES: [&str; 6] = [
     ".per_user.jsonl",
     ".per_user.json",
+    ".per_user.parquet",
     "_per_user.jsonl",
     "_per_user.json",
+    "_per_user.parquet",
 ];
+
+/// Index file endings, in the order they are looked for: JSON, then a Parquet table.
+const INDEX_SUFFIXES: [&str; 2] = [".index.json", ".index.parquet"];
+
+/// Tensor file endings for latents, codebooks and embeddings, in the order they are tried.
+const TENSOR_EXTENSIONS: [&str; 4] = ["npy", "safetensors", "pt", "pth"];
+
+/// `DIR/BASE.npy`, else `.safetensors`, `.pt`, `.pth`, whichever exists first.
+fn tensor_file(dir: &Path, base: &str) -> Option<PathBuf> {
+    TENSOR_EXTENSIONS
+        .iter()
+        .find_map(|e| existing(dir.join(format!("{base}.{e}"))))
+}
+
+/// Whether `name` is a tensor file name (`.npy`, `.safetensors`, `.pt`, `.pth`).
+fn is_tensor_name(name: &str) -> bool {
+    TENSOR_EXTENSIONS
+        .iter()
+        .any(|e| name.ends_with(&format!(".{e}")))
+}
+
+/// `name` without its index ending (`.index.json`, `.index.parquet`).
+fn strip_index_suffix(name: &str) -> Option<&str> {
+    INDEX_SUFFIXES.iter().find_map(|s| name.strip_suffix(s))
+}
 
 impl Dataset {
     /// Every variant as the front ends open it. A variant with codebooks but no latents of
@@ -139,15 +166,17 @@ impl Dataset {
         let beams_dir = beams_dir.or(repo_results.as_deref());
         let mut variants = Vec::new();
         for dir in variant_dirs {
-            let index = dir.join(format!("{name}.index.json"));
-            if !index.is_file() {
+            let Some(index) = INDEX_SUFFIXES
+                .iter()
+                .find_map(|s| existing(dir.join(format!("{name}{s}"))))
+            else {
                 continue;
-            }
+            };
             let variant = file_name(&dir);
             let beams = find_beams(&variant, &dir, &indexes, beams_dir)?;
             variants.push(TokenizerFiles {
-                codebooks: existing(dir.join("codebooks.npy")),
-                latents: existing(dir.join("latents.npy")),
+                codebooks: tensor_file(&dir, "codebooks"),
+                latents: tensor_file(&dir, "latents"),
                 name: variant,
                 index,
                 beams,
@@ -165,7 +194,7 @@ impl Dataset {
             .into_iter()
             .filter(|p| {
                 let n = file_name(p);
-                p.is_file() && n.starts_with(&prefix) && n.ends_with(".npy")
+                p.is_file() && n.starts_with(&prefix) && is_tensor_name(&n)
             })
             .collect();
         Ok(Dataset {
@@ -197,9 +226,9 @@ impl Dataset {
             dir
         };
         let file = file_name(index);
-        let stem = file
-            .strip_suffix(".index.json")
+        let stem = strip_index_suffix(&file)
             .or_else(|| file.strip_suffix(".json"))
+            .or_else(|| file.strip_suffix(".parquet"))
             .unwrap_or(&file)
             .to_string();
         let ds = file.split('.').next().unwrap_or("").to_string();
@@ -234,7 +263,7 @@ impl Dataset {
         for d in [&dir, &shared] {
             for p in list(d)? {
                 let n = file_name(&p);
-                if n.starts_with(&prefix) && n.ends_with(".npy") && !embeddings.contains(&p) {
+                if n.starts_with(&prefix) && is_tensor_name(&n) && !embeddings.contains(&p) {
                     embeddings.push(p);
                 }
             }
@@ -251,10 +280,10 @@ impl Dataset {
                 name,
                 index: index.to_path_buf(),
                 beams,
-                codebooks: existing(dir.join(format!("{stem}.codebooks.npy")))
-                    .or_else(|| existing(dir.join("codebooks.npy"))),
-                latents: existing(dir.join(format!("{stem}.latents.npy")))
-                    .or_else(|| existing(dir.join("latents.npy"))),
+                codebooks: tensor_file(&dir, &format!("{stem}.codebooks"))
+                    .or_else(|| tensor_file(&dir, "codebooks")),
+                latents: tensor_file(&dir, &format!("{stem}.latents"))
+                    .or_else(|| tensor_file(&dir, "latents")),
             }],
         })
     }
@@ -279,7 +308,7 @@ fn dataset_name(root: &Path, variant_dirs: &[PathBuf]) -> Result<String> {
     let mut from_indexes: Vec<String> = Vec::new();
     for dir in variant_dirs {
         for p in list(dir)? {
-            if let Some(ds) = file_name(&p).strip_suffix(".index.json") {
+            if let Some(ds) = strip_index_suffix(&file_name(&p)) {
                 from_indexes.push(ds.to_string());
             }
         }
@@ -609,6 +638,56 @@ mod tests {
                 "rkmeans_zcr",
                 "rqvae_native"
             ]
+        );
+    }
+
+    #[test]
+    fn finds_parquet_indexes_and_beams_and_torch_tensors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("Toys");
+        for f in [
+            "Toys.inter.json",
+            "Toys.emb-t5.safetensors",
+            "Toys.emb-minilm.pt",
+            "indexes/v/Toys.index.parquet",
+            "indexes/v/codebooks.safetensors",
+            "indexes/v/latents.pt",
+            "indexes/v/run_per_user.parquet",
+            "indexes/w/Toys.index.json",
+            "indexes/w/latents.npy",
+            "indexes/w/latents.pt",
+        ] {
+            touch(&root.join(f));
+        }
+        let ds = Dataset::discover(&root, None).unwrap();
+        assert_eq!(
+            ds.embeddings,
+            vec![
+                root.join("Toys.emb-minilm.pt"),
+                root.join("Toys.emb-t5.safetensors")
+            ]
+        );
+        let v = &ds.variants[0];
+        assert_eq!(v.index, root.join("indexes/v/Toys.index.parquet"));
+        assert_eq!(v.beams, vec![root.join("indexes/v/run_per_user.parquet")]);
+        assert_eq!(
+            v.codebooks,
+            Some(root.join("indexes/v/codebooks.safetensors"))
+        );
+        assert_eq!(v.latents, Some(root.join("indexes/v/latents.pt")));
+        // .npy is preferred when both are there.
+        assert_eq!(
+            ds.variants[1].latents,
+            Some(root.join("indexes/w/latents.npy"))
+        );
+        let one = Dataset::of_index(&root.join("indexes/v/Toys.index.parquet")).unwrap();
+        assert_eq!(
+            one.variants[0].latents,
+            Some(root.join("indexes/v/latents.pt"))
+        );
+        assert_eq!(
+            one.variants[0].beams,
+            vec![root.join("indexes/v/run_per_user.parquet")]
         );
     }
 }

@@ -54,10 +54,22 @@ impl SidIndex {
         codebook_size: Option<usize>,
         scheme: Option<SidScheme>,
     ) -> Result<Self> {
+        if path.as_os_str() != "-"
+            && let Some(table) = crate::columnar::sniff(path)
+        {
+            let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            return super::index_table::load(path, table, file, codebook_size, scheme);
+        }
         if super::tensors::sniff(path).is_some() {
             return Self::from_code_matrix(path, codebook_size);
         }
         let bytes = read_input(path)?;
+        if let Some(table) = crate::columnar::TableFormat::from_magic(&bytes) {
+            // A table piped in: spooled to an unnamed file, since Parquet's footer is last.
+            let mut file = tempfile::tempfile().map_err(|e| Error::io(path, e))?;
+            std::io::Write::write_all(&mut file, &bytes).map_err(|e| Error::io(path, e))?;
+            return super::index_table::load(path, table, file, codebook_size, scheme);
+        }
         Self::parse_as(&bytes, path, codebook_size, scheme)
     }
 
@@ -348,9 +360,18 @@ impl SidIndex {
         out.write_all(b"}")
     }
 
-    /// Writes the index to `path` atomically.
+    /// Writes the index as `target`'s name asks: a Parquet or Arrow table for `.parquet`,
+    /// `.arrow`, `.feather`; JSON in its format otherwise.
+    pub fn write_for(&self, target: &Path, out: &mut (dyn Write + Send)) -> std::io::Result<()> {
+        match crate::columnar::TableFormat::from_name(target) {
+            Some(table) => super::index_table::write(self, out, table),
+            None => self.write_json(out),
+        }
+    }
+
+    /// Writes the index to `path` atomically, as its name asks (see [`SidIndex::write_for`]).
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomically(path, |w| self.write_json(w))
+        write_atomically(path, |w| self.write_for(path, w))
     }
 }
 

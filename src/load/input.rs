@@ -64,6 +64,13 @@ impl Input {
         ))
     }
 
+    /// The file at `path` read as a stream (once, from its start), for a reader that must
+    /// not take its two-pass path.
+    pub fn stream_of(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        Ok(Self::stream(Source::File(file)))
+    }
+
     fn stream(source: Source) -> Self {
         Input {
             source,

@@ -6,6 +6,7 @@ pub mod dataset;
 pub mod ids;
 pub mod index;
 mod index_fast_path;
+mod index_table;
 pub mod input;
 pub mod interactions;
 pub mod items;

@@ -13,6 +13,7 @@ pub mod html;
 pub mod item;
 pub mod latex;
 pub mod markdown;
+pub mod per_user;
 pub mod projection;
 pub mod reassign;
 pub mod spread;

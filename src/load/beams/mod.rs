@@ -10,7 +10,9 @@ mod grammar;
 mod json_array;
 mod json_lines;
 mod mql4grec;
+mod mql4grec_stream;
 mod scheme_check;
+mod table;
 
 use array_blocks::{ArrayBlocks, Takeover};
 pub use grammar::parse_sid_key;
@@ -39,6 +41,8 @@ pub enum BeamsFormat {
     JsonLines,
     /// MQL4GRec's `{"all_outputs", "all_scores", "all_targets", "all_users"}` save file.
     Mql4grec,
+    /// A Parquet or Arrow IPC table, one row per user (told by its magic bytes or name).
+    Table(crate::columnar::TableFormat),
 }
 
 /// A byte range of [`BeamRecord`]'s text arena (ids and unreadable SIDs), so a record needs
@@ -244,6 +248,10 @@ impl BeamRecord {
 }
 /// Tells the format of a beams file from its first bytes.
 pub fn detect_format(head: &[u8], path: &Path) -> Result<BeamsFormat> {
+    use crate::columnar::TableFormat;
+    if let Some(t) = TableFormat::from_magic(head).or_else(|| TableFormat::from_name(path)) {
+        return Ok(BeamsFormat::Table(t));
+    }
     super::reject_bom(head, path)?;
     if mql4grec::detect(head) {
         return Ok(BeamsFormat::Mql4grec);
@@ -287,6 +295,7 @@ pub fn for_each_record_as(
     let (format, file) = open(path, progress)?;
     match format {
         BeamsFormat::Mql4grec => mql4grec::read(path, file, progress, &mut on_record),
+        BeamsFormat::Table(t) => table::for_each(path, t, file, progress, &mut on_record),
         BeamsFormat::JsonArray => {
             read_array(path, file, SerialStart::FILE, progress, &mut on_record)
         }
@@ -345,6 +354,7 @@ fn read_records<T: Send>(
     let (format, file) = open(path, progress)?;
     match format {
         BeamsFormat::Mql4grec => mql4grec::read(path, file, progress, &mut |rec| consume(map(rec))),
+        BeamsFormat::Table(t) => table::read(path, t, file, progress, &map, &mut consume),
         BeamsFormat::JsonArray => {
             let source = ArrayBlocks::new(path, file);
             match pipeline(path, source, progress, &map, &mut consume)? {

@@ -110,7 +110,11 @@ pub fn detect(head: &[u8]) -> Option<TensorFormat> {
         Some(TensorFormat::Npy)
     } else if head.starts_with(b"PK\x03\x04") {
         Some(TensorFormat::Torch)
-    } else if head.len() > 8 && head[8] == b'{' {
+    } else if head.len() > 8
+        && head[8] == b'{'
+        && crate::columnar::TableFormat::from_magic(head).is_none()
+    {
+        // A safetensors header length, then its JSON; a Parquet page can look alike.
         Some(TensorFormat::Safetensors)
     } else {
         None

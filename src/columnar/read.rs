@@ -1,0 +1,189 @@
+//! Streaming a columnar file batch by batch: Parquet one row group at a time (only the
+//! columns asked for are decoded), Arrow IPC one record batch at a time. Standard input and
+//! pipes are spooled to an unnamed temporary file first, since Parquet keeps its footer at
+//! the end; memory stays at one row group either way.
+
+use std::fs::File;
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+
+use super::TableFormat;
+use crate::error::{Error, Place, Result};
+use crate::load::Input;
+use crate::progress::{Progress, check_cancelled};
+
+/// Where a batch sits in its file, so a message can name the row group and row.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchPlace {
+    /// The Parquet row group (`None` for Arrow IPC, whose batches are numbered instead).
+    pub row_group: Option<usize>,
+    /// The 0-based IPC record batch, or the batch within the row group.
+    pub batch: usize,
+    /// 0-based row of the file where the batch starts.
+    pub first_row: usize,
+    /// 0-based row of the row group (or IPC batch) where the batch starts.
+    pub first_row_in_group: usize,
+}
+
+impl BatchPlace {
+    /// The place of row `row` (0-based, in the batch) and its column, for a message.
+    pub fn at(&self, row: usize, column: &str) -> Place {
+        Place::Field(self.describe(row, column))
+    }
+
+    /// The same place as text: `row group 2, row 17 (row 8209 of the file), column "codes"`.
+    pub fn describe(&self, row: usize, column: &str) -> String {
+        let file_row = self.first_row + row;
+        let group = match self.row_group {
+            Some(g) => format!(
+                "row group {g}, row {} (row {file_row} of the file)",
+                self.first_row_in_group + row
+            ),
+            None => format!("record batch {}, row {file_row} of the file", self.batch),
+        };
+        if column.is_empty() {
+            group
+        } else {
+            format!("{group}, column \"{column}\"")
+        }
+    }
+
+    /// The 0-based file row of batch row `row`.
+    pub fn file_row(&self, row: usize) -> usize {
+        self.first_row + row
+    }
+}
+
+/// Rows decoded per batch within a row group.
+const BATCH_ROWS: usize = 8192;
+
+/// Calls `on_schema` once with the file's schema (to check columns before any row is read
+/// and pick those to decode: it returns their names), then `on_batch` for every batch in file
+/// order. Returns the number of rows.
+pub fn for_each_batch(
+    path: &Path,
+    format: TableFormat,
+    input: Input,
+    progress: &dyn Progress,
+    on_schema: impl FnOnce(&Schema) -> Result<Vec<String>>,
+    on_batch: impl FnMut(&RecordBatch, &BatchPlace) -> Result<()>,
+) -> Result<usize> {
+    let file = open_seekable(path, input)?;
+    for_each_batch_in(path, format, file, progress, on_schema, on_batch)
+}
+
+/// [`for_each_batch`] over an open file (a spooled copy of standard input, say); `path`
+/// names it in messages.
+pub fn for_each_batch_in(
+    path: &Path,
+    format: TableFormat,
+    file: File,
+    progress: &dyn Progress,
+    on_schema: impl FnOnce(&Schema) -> Result<Vec<String>>,
+    mut on_batch: impl FnMut(&RecordBatch, &BatchPlace) -> Result<()>,
+) -> Result<usize> {
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let bad = |what: String| Error::data(path, Place::File, what);
+    match format {
+        TableFormat::Parquet => {
+            let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| {
+                bad(format!(
+                    "is not a readable Parquet file ({e}); give a Parquet file written by pyarrow, polars or Spark, or a JSON index/beams file"
+                ))
+            })?;
+            let wanted = on_schema(meta.schema())?;
+            let roots = wanted
+                .iter()
+                .filter_map(|name| meta.schema().index_of(name).ok());
+            let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
+            let mut first_row = 0;
+            let groups = meta.metadata().num_row_groups();
+            for g in 0..groups {
+                check_cancelled(progress)?;
+                let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                    file.try_clone().map_err(|e| Error::io(path, e))?,
+                    meta.clone(),
+                )
+                .with_row_groups(vec![g])
+                .with_projection(mask.clone())
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| bad(format!("row group {g} cannot be read: {e}")))?;
+                let mut in_group = 0;
+                for (b, batch) in reader.enumerate() {
+                    let batch = batch.map_err(|e| {
+                        Error::data(
+                            path,
+                            Place::Field(format!("row group {g}, from row {in_group}")),
+                            format!("cannot be decoded: {e}"),
+                        )
+                    })?;
+                    let place = BatchPlace {
+                        row_group: Some(g),
+                        batch: b,
+                        first_row,
+                        first_row_in_group: in_group,
+                    };
+                    on_batch(&batch, &place)?;
+                    in_group += batch.num_rows();
+                    first_row += batch.num_rows();
+                }
+                progress.advance(meta.metadata().row_group(g).compressed_size().max(0) as u64);
+            }
+            Ok(first_row)
+        }
+        TableFormat::ArrowFile | TableFormat::ArrowStream => {
+            let reader: Box<dyn arrow_array::RecordBatchReader> = if format
+                == TableFormat::ArrowFile
+            {
+                let r = arrow_ipc::reader::FileReader::try_new(std::io::BufReader::new(file), None)
+                    .map_err(|e| bad(format!("is not a readable Arrow IPC file ({e})")))?;
+                Box::new(r)
+            } else {
+                let r =
+                    arrow_ipc::reader::StreamReader::try_new(std::io::BufReader::new(file), None)
+                        .map_err(|e| bad(format!("is not a readable Arrow IPC stream ({e})")))?;
+                Box::new(r)
+            };
+            on_schema(&reader.schema())?;
+            let mut first_row = 0;
+            for (b, batch) in reader.enumerate() {
+                check_cancelled(progress)?;
+                let batch = batch.map_err(|e| {
+                    Error::data(
+                        path,
+                        Place::Field(format!("record batch {b}")),
+                        format!("cannot be decoded: {e}"),
+                    )
+                })?;
+                let place = BatchPlace {
+                    row_group: None,
+                    batch: b,
+                    first_row,
+                    first_row_in_group: 0,
+                };
+                on_batch(&batch, &place)?;
+                first_row += batch.num_rows();
+            }
+            progress.advance(size);
+            Ok(first_row)
+        }
+    }
+}
+
+/// The file itself when it is a regular file; standard input or a pipe copied into an
+/// unnamed temporary file (removed when closed), so the footer can be read.
+fn open_seekable(path: &Path, mut input: Input) -> Result<File> {
+    if input.is_regular() {
+        return File::open(path).map_err(|e| Error::io(path, e));
+    }
+    let mut spool = tempfile::tempfile().map_err(|e| Error::io(path, e))?;
+    std::io::copy(&mut input, &mut spool).map_err(|e| Error::io(path, e))?;
+    Ok(spool)
+}

@@ -1,0 +1,300 @@
+//! Beams in a Parquet or Arrow IPC table, one row per user, with the JSON record's fields
+//! as columns: `beam_sids` (list of SID strings) or `beam_codes` (list of lists of
+//! integers), `target` (a SID string or a list of codes) and/or `target_item`, optional
+//! `scores`; or `ranked_items` with `target_item`. Other columns (`user`, …) are ignored, as
+//! the JSON readers ignore other fields. Read a row group at a time; rows are parsed in
+//! parallel and handed on in file order.
+
+use std::path::Path;
+
+use arrow_array::Array;
+use arrow_schema::Schema;
+use rayon::prelude::*;
+
+use super::{BATCH_RECORDS, BeamRecord, BeamSid};
+use crate::columnar::{
+    self, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn, StringLists,
+    TableFormat,
+};
+use crate::error::{Error, Place, Result};
+use crate::load::Input;
+use crate::progress::Progress;
+use crate::sid::{self, Code, MAX_LEVELS};
+
+/// The columns a beams table may have; the reader decodes only these.
+const COLUMNS: [&str; 6] = [
+    "beam_sids",
+    "beam_codes",
+    "target",
+    "target_item",
+    "scores",
+    "ranked_items",
+];
+
+/// The target column: SID strings or code lists.
+enum Target {
+    Sids(StringColumn),
+    Codes(IntLists),
+}
+
+/// One batch's beam columns, each brought to one type.
+struct BeamColumns<'a> {
+    cols: Columns<'a>,
+    beam_sids: Option<StringLists>,
+    beam_codes: Option<IntListLists>,
+    target: Option<Target>,
+    target_item: Option<IdColumn>,
+    scores: Option<FloatLists>,
+    ranked_items: Option<StringLists>,
+}
+
+/// Checks the file's columns before any row is read.
+fn check_schema(path: &Path, schema: &Schema) -> Result<Vec<String>> {
+    let has = |n: &str| schema.index_of(n).is_ok();
+    let names = || {
+        schema
+            .fields()
+            .iter()
+            .map(|f| format!("{} ({})", f.name(), f.data_type()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !has("beam_sids") && !has("beam_codes") && !has("ranked_items") {
+        return Err(Error::data(
+            path,
+            Place::File,
+            format!(
+                "has no \"beam_sids\", \"beam_codes\" or \"ranked_items\" column (is this a beams table?); its columns: {}",
+                names()
+            ),
+        ));
+    }
+    if has("beam_sids") && has("beam_codes") {
+        return Err(Error::data(
+            path,
+            Place::File,
+            "has both \"beam_sids\" and \"beam_codes\" columns; give one",
+        ));
+    }
+    if !has("target") && !has("target_item") {
+        return Err(Error::data(
+            path,
+            Place::File,
+            format!(
+                "has no target: neither a \"target\" nor a \"target_item\" column; its columns: {}",
+                names()
+            ),
+        ));
+    }
+    Ok(COLUMNS.iter().map(|s| s.to_string()).collect())
+}
+
+impl<'a> BeamColumns<'a> {
+    fn new(cols: Columns<'a>) -> Result<Self> {
+        let target = match cols.data_type("target") {
+            None => None,
+            Some(t) if columnar_list(&t) => cols.int_lists("target")?.map(Target::Codes),
+            Some(_) => cols.strings("target")?.map(Target::Sids),
+        };
+        let ranked_items = cols.id_lists("ranked_items")?;
+        Ok(BeamColumns {
+            beam_sids: cols.string_lists("beam_sids")?,
+            beam_codes: cols.int_list_lists("beam_codes")?,
+            target,
+            target_item: cols.ids("target_item")?,
+            scores: cols.float_lists("scores")?,
+            ranked_items,
+            cols,
+        })
+    }
+
+    /// Reads row `row` of the batch into `rec`; the error names the row and column.
+    fn read(&self, row: usize, rec: &mut BeamRecord) -> Result<()> {
+        rec.clear(self.cols.file_row(row), 0);
+        let err = |column: &str, m: String| self.cols.error(row, column, m);
+        if let Some(lists) = &self.beam_sids
+            && let Some(range) = lists.get(row)
+        {
+            rec.has_beams = true;
+            for (i, j) in range.enumerate() {
+                if lists.values.is_null(j) {
+                    return Err(err(
+                        "beam_sids",
+                        format!("item {i} is null, expected a SID string"),
+                    ));
+                }
+                let sid = rec.read_sid(lists.values.value(j));
+                rec.beams.push(sid);
+            }
+        }
+        if let Some(lists) = &self.beam_codes
+            && let Some(range) = lists.get(row)
+        {
+            rec.has_beams = true;
+            for (i, j) in range.enumerate() {
+                let sid = code_sid(&lists.values, j)
+                    .map_err(|m| err("beam_codes", format!("item {i} {m}")))?;
+                rec.beams.push(sid);
+            }
+        }
+        match &self.target {
+            Some(Target::Sids(c)) => {
+                if let Some(s) = c.get(row) {
+                    rec.target = Some(rec.read_sid(s));
+                }
+            }
+            Some(Target::Codes(c)) if c.get(row).is_some() => {
+                rec.target = Some(code_sid(c, row).map_err(|m| err("target", m))?);
+            }
+            _ => {}
+        }
+        if let Some(c) = &self.target_item
+            && let Some(id) = c.get(row)
+        {
+            rec.target_item = Some(rec.push_text(id));
+        }
+        if let Some(lists) = &self.ranked_items
+            && let Some(range) = lists.get(row)
+        {
+            rec.has_ranked_items = true;
+            for (i, j) in range.enumerate() {
+                if lists.values.is_null(j) {
+                    return Err(err(
+                        "ranked_items",
+                        format!("item {i} is null, expected an item id"),
+                    ));
+                }
+                let span = rec.push_text(lists.values.value(j));
+                rec.ranked_items.push(span);
+            }
+        }
+        if let Some(lists) = &self.scores
+            && let Some(range) = lists.get(row)
+        {
+            rec.has_scores = true;
+            for (i, j) in range.enumerate() {
+                let v = lists.values.value(j);
+                if lists.values.is_null(j) || !v.is_finite() {
+                    let what = if lists.values.is_null(j) {
+                        "null".to_string()
+                    } else {
+                        v.to_string()
+                    };
+                    return Err(err(
+                        "scores",
+                        format!("item {i} is {what}, expected a finite number"),
+                    ));
+                }
+                rec.scores.push(v);
+            }
+        }
+        rec.validate().map_err(|m| err("", m))
+    }
+}
+
+fn columnar_list(t: &arrow_schema::DataType) -> bool {
+    matches!(
+        t,
+        arrow_schema::DataType::List(_)
+            | arrow_schema::DataType::LargeList(_)
+            | arrow_schema::DataType::FixedSizeList(..)
+    )
+}
+
+/// The SID of list `row` of `lists`, checked: 1 to 8 codes, each 0 to 65535, none null.
+fn code_sid(lists: &IntLists, row: usize) -> std::result::Result<BeamSid, String> {
+    let Some(range) = lists.get(row) else {
+        return Err("is null, expected a list of codes".into());
+    };
+    let n = range.len();
+    if n == 0 || n > MAX_LEVELS {
+        return Err(format!("has {n} codes, expected 1 to {MAX_LEVELS}"));
+    }
+    let mut codes = [0 as Code; MAX_LEVELS];
+    for (level, j) in range.enumerate() {
+        if lists.values.is_null(j) {
+            return Err(format!(
+                "has a null code at level {}",
+                sid::level_letter(level)
+            ));
+        }
+        let v = lists.values.value(j);
+        codes[level] = Code::try_from(v).map_err(|_| {
+            format!(
+                "has code {v} at level {}, expected 0 to {}",
+                sid::level_letter(level),
+                Code::MAX
+            )
+        })?;
+    }
+    Ok(BeamSid::Codes {
+        key: sid::sid_key(&codes[..n]),
+        n_levels: n as u8,
+    })
+}
+
+/// Reads every row of the beams table at `path` in file order, `map` running on several
+/// threads within a batch and `consume` seeing the results one by one. Returns the rows.
+pub(super) fn read<T: Send>(
+    path: &Path,
+    format: TableFormat,
+    input: Input,
+    progress: &dyn Progress,
+    map: &(impl Fn(&BeamRecord) -> T + Sync),
+    consume: &mut impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    columnar::for_each_batch(
+        path,
+        format,
+        input,
+        progress,
+        |schema| check_schema(path, schema),
+        |batch, place| {
+            let cols = BeamColumns::new(Columns::new(path, batch, place))?;
+            let rows: Vec<usize> = (0..batch.num_rows()).collect();
+            let results: Vec<Result<Vec<T>>> = rows
+                .par_chunks(BATCH_RECORDS)
+                .map(|chunk| {
+                    let mut rec = BeamRecord::default();
+                    chunk
+                        .iter()
+                        .map(|&row| cols.read(row, &mut rec).map(|()| map(&rec)))
+                        .collect()
+                })
+                .collect();
+            for values in results {
+                for value in values? {
+                    consume(value)?;
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Like [`read`], on this thread only, with one reused record (for callers that keep state
+/// per record).
+pub(super) fn for_each(
+    path: &Path,
+    format: TableFormat,
+    input: Input,
+    progress: &dyn Progress,
+    on_record: &mut dyn FnMut(&BeamRecord) -> Result<()>,
+) -> Result<usize> {
+    let mut rec = BeamRecord::default();
+    columnar::for_each_batch(
+        path,
+        format,
+        input,
+        progress,
+        |schema| check_schema(path, schema),
+        |batch, place| {
+            let cols = BeamColumns::new(Columns::new(path, batch, place))?;
+            for row in 0..batch.num_rows() {
+                cols.read(row, &mut rec)?;
+                on_record(&rec)?;
+            }
+            Ok(())
+        },
+    )
+}
