@@ -51,6 +51,99 @@ fn sq_distances_transposed_f32_portable(r: &[f32], transposed: &[f32], out: &mut
     }
 }
 
+/// `out[c] = sq_distance_8(r, e_c)` for every code `c` of a transposed codebook (`d × V`,
+/// `V = out.len()`), bit for bit: each code keeps the eight partial sums and the fold of
+/// [`sq_distance_8`], but four codes are computed side by side, so a row of a ZCR cost matrix
+/// costs a fraction of the instructions of V separate calls. `lanes` is scratch space, kept
+/// by the caller between calls so that no row allocates.
+pub fn sq_distances_8_transposed(
+    r: &[f64],
+    transposed: &[f64],
+    lanes: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { sq_distances_8_transposed_avx2(r, transposed, lanes, out) };
+    }
+    sq_distances_8_transposed_portable(r, transposed, lanes, out);
+}
+
+/// [`sq_distances_8_transposed`] compiled for AVX2 (the same loop, widened).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sq_distances_8_transposed_avx2(
+    r: &[f64],
+    transposed: &[f64],
+    lanes: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    sq_distances_8_transposed_portable(r, transposed, lanes, out);
+}
+
+#[inline(always)]
+fn sq_distances_8_transposed_portable(
+    r: &[f64],
+    transposed: &[f64],
+    scratch: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    let v = out.len();
+    let d = r.len();
+    assert_eq!(transposed.len(), d * v, "a d × V transposed codebook");
+    let split = d / 8 * 8;
+    // lanes[k·V + c] is code c's partial sum k (dimensions k, k + 8, …), then its tail; the
+    // codes are the inner loop, so the compiler computes several at once. A sum's first term
+    // is stored rather than added to 0 (the same bits: t² ≥ 0), so nothing is zeroed per call.
+    if scratch.len() < 9 * v {
+        scratch.resize(9 * v, 0.0);
+    }
+    let (lanes, tail) = scratch[..9 * v].split_at_mut(8 * v);
+    if split == 0 {
+        lanes.fill(0.0);
+    }
+    for (j, (&x, row)) in r.iter().zip(transposed.chunks_exact(v)).enumerate() {
+        let (sums, first) = if j < split {
+            (&mut lanes[(j % 8) * v..(j % 8 + 1) * v], j < 8)
+        } else {
+            (&mut *tail, j == split)
+        };
+        if first {
+            for (s, &e) in sums.iter_mut().zip(row) {
+                let t = x - e;
+                *s = t * t;
+            }
+        } else {
+            for (s, &e) in sums.iter_mut().zip(row) {
+                let t = x - e;
+                *s += t * t;
+            }
+        }
+    }
+    // The fold of `sq_distance_8`, ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) + tail,
+    // one whole lane at a time.
+    let mut l: Vec<&mut [f64]> = lanes.chunks_exact_mut(v).collect();
+    for (dst, src) in [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (4, 6)] {
+        let (low, high) = l.split_at_mut(src);
+        add_into(low[dst], high[0]);
+    }
+    for ((o, &a), &b) in out.iter_mut().zip(&*l[0]).zip(&*l[4]) {
+        *o = a + b;
+    }
+    if split < d {
+        add_into(out, tail);
+    }
+}
+
+/// `dst[i] += src[i]`.
+#[inline(always)]
+fn add_into(dst: &mut [f64], src: &[f64]) {
+    for (a, &b) in dst.iter_mut().zip(src) {
+        *a += b;
+    }
+}
+
 /// [`sq_distance_8`] compiled for AVX2 (the portable loop, widened by the compiler).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -202,6 +295,37 @@ mod tests {
             sq_distances_transposed_f32(&r, &t, &mut dispatched);
             let bits = |o: &[f32]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&portable), bits(&dispatched), "d = {d}, V = {v}");
+        }
+    }
+
+    #[test]
+    fn the_transposed_f64_kernel_gives_the_bits_of_sq_distance_8() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
+        };
+        for (d, v) in [(0, 3), (1, 1), (3, 7), (8, 4), (32, 256), (17, 33), (384, 9)] {
+            let r: Vec<f64> = (0..d).map(|_| next()).collect();
+            let codewords: Vec<Vec<f64>> = (0..v).map(|_| (0..d).map(|_| next()).collect()).collect();
+            let mut t = vec![0.0; d * v];
+            for (c, w) in codewords.iter().enumerate() {
+                for (j, &e) in w.iter().enumerate() {
+                    t[j * v + c] = e;
+                }
+            }
+            let mut scratch = vec![7.0; 3];
+            let mut got = vec![0.0; v];
+            sq_distances_8_transposed(&r, &t, &mut scratch, &mut got);
+            let mut portable = vec![0.0; v];
+            sq_distances_8_transposed_portable(&r, &t, &mut scratch, &mut portable);
+            for (c, w) in codewords.iter().enumerate() {
+                let want = sq_distance_8(&r, w).to_bits();
+                assert_eq!(got[c].to_bits(), want, "d={d} v={v} code {c}");
+                assert_eq!(portable[c].to_bits(), want, "d={d} v={v} code {c}");
+            }
         }
     }
 

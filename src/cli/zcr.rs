@@ -12,7 +12,7 @@ use crate::reassign::{self, Mode};
 use crate::report::document::Document;
 use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
 use crate::stats::IndexStats;
-use crate::usecase::cost_model;
+use crate::usecase::{cost_model_of, read_vectors};
 use crate::write::{Outputs, ensure_not_input};
 use anyhow::Context;
 
@@ -100,7 +100,6 @@ impl From<ModeArg> for Mode {
 
 /// Runs `sidlens zcr`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
     let inputs: Vec<&Path> = [
         Some(&args.index),
         args.latents.as_ref(),
@@ -118,13 +117,17 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         ensure_not_input(&stats, &inputs)?;
     }
     let bar = Bar::new(globals.quiet);
-    let collisions = Collisions::new(&index);
-    let cost = cost_model(
-        &index,
-        args.latents.as_deref(),
-        args.codebooks.as_deref(),
-        &bar,
-    )?;
+    // The latents need no index to be read: read them while the index is parsed.
+    let (index, vectors) = rayon::join(
+        || SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format),
+        || read_vectors(args.latents.as_deref(), args.codebooks.as_deref(), &bar),
+    );
+    let (index, vectors) = (index?, vectors?);
+    let (collisions, cost) = rayon::join(
+        || Collisions::new(&index),
+        || cost_model_of(&index, vectors, &bar),
+    );
+    let cost = cost?;
     let mut plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
     let latent_agreement = cost.as_ref().map(|c| c.last_code_agreement(&index));
     let warnings: Vec<String> = latent_agreement

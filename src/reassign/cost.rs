@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::kernels::sq_distance_8;
+use crate::kernels::{sq_distance_8, sq_distances_8_transposed};
 use crate::load::{Codebooks, Latents, SidIndex};
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::Code;
@@ -25,10 +25,16 @@ pub struct CostModel {
     dim: usize,
     /// `L × V × d`, row-major.
     codewords: Vec<f64>,
+    /// The last level's codewords transposed (`d × V`), for [`CostModel::last_level_distances`];
+    /// absent when that copy would exceed [`MAX_TRANSPOSED`] values.
+    last_transposed: Option<Vec<f64>>,
     /// Last-level codes that have a codeword (all of them unless estimated).
     available: Vec<bool>,
     estimated: bool,
 }
+
+/// The most values the transposed last-level copy may hold (128 MB).
+const MAX_TRANSPOSED: usize = 1 << 24;
 
 impl CostModel {
     /// Uses the tokenizer's own codebooks (`L × V × d`). Checks that the latents cover every
@@ -51,16 +57,19 @@ impl CostModel {
                 codewords.extend_from_slice(codebooks.codeword(level, code));
             }
         }
-        Ok(CostModel {
+        let mut model = CostModel {
             latents,
             rows: vector_rows(index),
             n_levels,
             codebook_size: v,
             dim,
             codewords,
+            last_transposed: None,
             available: vec![true; v],
             estimated: false,
-        })
+        };
+        model.transpose_last_level();
+        Ok(model)
     }
 
     /// Estimates the codebooks from the latents alone, level by level: a code's codeword is
@@ -80,6 +89,7 @@ impl CostModel {
             codebook_size: v,
             dim,
             codewords: vec![0.0; n_levels * v * dim],
+            last_transposed: None,
             available: vec![false; v],
             estimated: true,
         };
@@ -121,7 +131,22 @@ impl CostModel {
             }
             progress.advance(1);
         }
+        model.transpose_last_level();
         Ok(model)
+    }
+
+    fn transpose_last_level(&mut self) {
+        let (v, d) = (self.codebook_size, self.dim);
+        if self.n_levels == 0 || v * d > MAX_TRANSPOSED {
+            return;
+        }
+        let mut t = vec![0.0; d * v];
+        for c in 0..v {
+            for (j, &e) in self.codeword(self.n_levels - 1, c as Code).iter().enumerate() {
+                t[j * v + c] = e;
+            }
+        }
+        self.last_transposed = Some(t);
     }
 
     /// Per-code sums and counts of the residuals after `level` levels of the items in `range`.
@@ -217,12 +242,13 @@ impl CostModel {
             .into_par_iter()
             .map(|k| k * n / checked)
             .map_init(
-                || vec![0.0; self.dim],
-                |residual, p| {
+                || (vec![0.0; self.dim], Vec::new(), vec![0.0; self.codebook_size]),
+                |(residual, scratch, distances), p| {
                     self.residual(index, p, residual);
+                    self.last_level_distances(residual, scratch, distances);
                     let nearest = (0..self.codebook_size as Code)
                         .filter(|&c| self.available[c as usize])
-                        .map(|c| (sq_distance_8(residual, self.codeword(last, c)), c))
+                        .map(|c| (distances[c as usize], c))
                         .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
                         .map(|(_, c)| c);
                     usize::from(nearest == Some(index.codes(p)[last]))
@@ -260,6 +286,21 @@ impl CostModel {
             sq_distance_8(&r, self.codeword(last, codes[last]))
         };
         error(new) - error(native)
+    }
+
+    /// Writes `D[i,c] = ‖residual − e_c‖²` for every last-level code `c` into `out` (length
+    /// V), the same bits as [`CostModel::sq_distances`] but all codes at once; `scratch` is
+    /// reused between calls.
+    pub fn last_level_distances(&self, residual: &[f64], scratch: &mut Vec<f64>, out: &mut [f64]) {
+        match &self.last_transposed {
+            Some(t) => sq_distances_8_transposed(residual, t, scratch, out),
+            None => {
+                let last = self.n_levels - 1;
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = sq_distance_8(residual, self.codeword(last, c as Code));
+                }
+            }
+        }
     }
 
     /// Writes `D[i,c] = ‖residual − e_c‖²` for each of `codes` into `out`, by direct

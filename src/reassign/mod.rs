@@ -239,6 +239,11 @@ impl GroupProblem {
         self.dist[row * self.n_columns + col]
     }
 
+    /// `D` from one row to every column.
+    fn row(&self, row: usize) -> &[f64] {
+        &self.dist[row * self.n_columns..(row + 1) * self.n_columns]
+    }
+
     fn delta(&self, row: usize, col: usize) -> f64 {
         self.dist(row, col) - self.dist(row, self.native_cols[row])
     }
@@ -447,15 +452,18 @@ fn build_problem(
     columns: &[Code],
 ) -> Result<GroupProblem> {
     let n_columns = columns.len();
-    let mut dist = vec![0.0; rows.len() * n_columns];
+    let mut dist = Vec::with_capacity(rows.len() * n_columns);
     let mut residual = vec![0.0; cost.dim()];
+    let mut every_code = vec![0.0; cost.codebook_size()];
+    let mut scratch = Vec::new();
     let mut native_cols = Vec::with_capacity(rows.len());
-    for (r, &k) in rows.iter().enumerate() {
+    for &k in rows {
         let position = items[k] as usize;
         cost.residual(index, position, &mut residual);
-        let out = &mut dist[r * n_columns..(r + 1) * n_columns];
-        cost.sq_distances(&residual, columns, out);
-        if out.iter().any(|d| !d.is_finite()) {
+        cost.last_level_distances(&residual, &mut scratch, &mut every_code);
+        let start = dist.len();
+        dist.extend(columns.iter().map(|&c| every_code[c as usize]));
+        if dist[start..].iter().any(|d| !d.is_finite()) {
             return Err(Error::Invalid(format!(
                 "{}: squared distances of item \"{}\" overflow (latent or codebook values too large)",
                 cost.latents().path().display(),

@@ -32,7 +32,10 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         return Vec::new();
     }
     let max_abs = (0..h)
-        .flat_map(|r| (0..cols).map(move |j| problem.delta(r, j).abs()))
+        .map(|r| {
+            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
+            row.iter().fold(0.0f64, |m, &d| m.max((d - native).abs()))
+        })
         .fold(0.0f64, f64::max);
     let scale = Scaling::new(h, cols, max_abs);
     let mut keep = vec![false; cols];
@@ -43,23 +46,30 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     let movers = h - (cols - free.len());
     let by_cost = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
     if movers == 1 && free.len() > 1 {
-        // The usual case (one item moves): each row's cheapest free column, by a scan.
+        // The usual case (one item moves): each row's cheapest free column by (q, j). As q is
+        // monotone in ΔD, the least q is that of the least ΔD, and the first column (they
+        // ascend) that rounds to it is the cheapest; only near-minimal ΔDs are rounded.
         for r in 0..h {
-            let cheapest = free
+            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
+            let least = free
                 .iter()
-                .map(|&j| (scale.quanta(problem.delta(r, j)), j))
-                .min_by(by_cost);
-            if let Some((_, j)) = cheapest {
-                keep[j] = true;
-            }
+                .map(|&j| row[j] - native)
+                .fold(f64::INFINITY, f64::min);
+            let q_least = scale.quanta(least);
+            let cheapest = free.iter().copied().find(|&j| {
+                let delta = row[j] - native;
+                scale.scaled(delta) <= q_least + 0.5 && scale.quanta(delta) == q_least
+            });
+            keep[cheapest.expect("the least ΔD is one of the free columns")] = true;
         }
     } else if movers < free.len() {
         // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
         // (q, j). Rounded quanta are exact integers in f64, so they compare as the i128s would.
         let mut ranked: Vec<(f64, usize)> = Vec::with_capacity(free.len());
         for r in 0..h {
+            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
             ranked.clear();
-            ranked.extend(free.iter().map(|&j| (scale.quanta(problem.delta(r, j)), j)));
+            ranked.extend(free.iter().map(|&j| (scale.quanta(row[j] - native), j)));
             ranked.select_nth_unstable_by(movers - 1, by_cost);
             for &(_, j) in &ranked[..movers] {
                 keep[j] = true;
@@ -151,7 +161,12 @@ impl Scaling {
 
     /// `q(ΔD)`, an integer held exactly in an f64 (`|q| ≤ 2^62`).
     fn quanta(&self, delta: f64) -> f64 {
-        (delta * self.delta_scale).round()
+        self.scaled(delta).round()
+    }
+
+    /// `ΔD · 2^(b−e)` before rounding (exact: the scale is a power of two).
+    fn scaled(&self, delta: f64) -> f64 {
+        delta * self.delta_scale
     }
 
     fn cost(&self, row: usize, col: usize, changed: bool, delta: f64) -> i128 {

@@ -13,5 +13,5 @@ pub use collaborative::collaborative_space;
 pub use compare::{CompareReport, compare_tokenizers, compare_tokenizers_decoded};
 pub use evaluate::evaluate_beams;
 pub use item::follow_item;
-pub use price::{cost_model, plan_reassignment};
+pub use price::{Vectors, cost_model, cost_model_of, plan_reassignment, read_vectors};
 pub use project::{project_candidates, project_items};

@@ -17,16 +17,50 @@ pub fn cost_model(
     codebooks: Option<&Path>,
     progress: &dyn Progress,
 ) -> Result<Option<CostModel>> {
+    let vectors = read_vectors(latents, codebooks, progress)?;
+    cost_model_of(index, vectors, progress)
+}
+
+/// A tokenizer's latents and, when given, its codebooks, read but not yet checked against an
+/// index: reading them needs no index, so it can run beside the index's parse.
+#[derive(Debug)]
+pub struct Vectors {
+    latents: Latents,
+    codebooks: Option<Codebooks>,
+}
+
+/// Reads the latents and codebooks of [`cost_model`]; `None` without latents.
+pub fn read_vectors(
+    latents: Option<&Path>,
+    codebooks: Option<&Path>,
+    progress: &dyn Progress,
+) -> Result<Option<Vectors>> {
     let Some(latents) = latents else {
         return Ok(None);
     };
     progress.stage("reading latents", 0);
     let latents = Latents::load(latents)?;
-    let model = match codebooks {
+    let codebooks = match codebooks {
         Some(path) => {
             progress.stage("reading codebooks", 0);
-            CostModel::from_codebooks(index, latents, &Codebooks::load(path)?)?
+            Some(Codebooks::load(path)?)
         }
+        None => None,
+    };
+    Ok(Some(Vectors { latents, codebooks }))
+}
+
+/// [`cost_model`] from vectors already read.
+pub fn cost_model_of(
+    index: &SidIndex,
+    vectors: Option<Vectors>,
+    progress: &dyn Progress,
+) -> Result<Option<CostModel>> {
+    let Some(Vectors { latents, codebooks }) = vectors else {
+        return Ok(None);
+    };
+    let model = match codebooks {
+        Some(codebooks) => CostModel::from_codebooks(index, latents, &codebooks)?,
         None => CostModel::estimate(index, latents, progress)?,
     };
     Ok(Some(model))
