@@ -4,7 +4,13 @@ matrices `sidlens cf` factorises, and compares the pairwise cosines with sidlens
 Not run in CI.
 
     cargo bench --bench cf            # writes target/bench-data/cf-<N>.inter.json and .npy
-    python3 scripts/cf_svds_timing.py target/bench-data/cf-50000.inter.json target/bench-data/cf-50000.npy
+    target/release/sidlens cf --quiet --json --interactions target/bench-data/cf-50000.inter.json \
+        --out target/bench-data/cf-50000.npy > target/bench-data/cf-50000.json
+    python3 scripts/cf_svds_timing.py target/bench-data/cf-50000.inter.json \
+        target/bench-data/cf-50000.npy target/bench-data/cf-50000.json
+
+The second and third arguments are optional: sidlens's embedding (pairwise cosines are
+compared on 3,000 random items) and its `--json` summary (singular values are compared).
 """
 import json, sys, time
 import numpy as np
@@ -37,9 +43,10 @@ inter = json.load(open(sys.argv[1]))
 m = ppmi_matrix(inter)
 k = min(256, m.shape[0] - 2)
 v0 = np.random.RandomState(42).standard_normal(m.shape[0])
-start = time.time()
+start, cpu = time.time(), time.process_time()
 u, s, vt = svds(m, k=k, v0=v0)
-print(f"n={m.shape[0]} nnz={m.nnz} svds k={k}: {time.time() - start:.2f} s")
+print(f"n={m.shape[0]} nnz={m.nnz} svds k={k}: {time.time() - start:.2f} s wall, "
+      f"{time.process_time() - cpu:.2f} s CPU")
 if len(sys.argv) > 2:
     order = np.argsort(-s)
     e = u[:, order] * np.sqrt(s[order])
@@ -49,3 +56,8 @@ if len(sys.argv) > 2:
     idx = rng.choice(m.shape[0], size=min(3000, m.shape[0]), replace=False)
     diff = np.abs(e[idx] @ e[idx].T - ours[idx] @ ours[idx].T).max()
     print(f"largest pairwise cosine difference on 3,000 items: {diff:.2e}")
+if len(sys.argv) > 3:
+    ours = np.array(json.load(open(sys.argv[3]))["singular_values"])
+    theirs = np.sort(s)[::-1]
+    rel = np.abs(ours - theirs[: len(ours)]) / theirs[0]
+    print(f"largest singular value difference (relative to sigma_1): {rel.max():.2e}")

@@ -1,7 +1,11 @@
 //! Eigen-decomposition of small dense symmetric matrices (faer's divide and conquer): the
-//! Rayleigh–Ritz step of the sparse solver and the PCA of fusion.
+//! Rayleigh–Ritz step of the sparse solver and the PCA of fusion. Sequential: faer's default
+//! (global) parallelism gives other bits on another thread count.
 
-use faer::{Mat, Side};
+use faer::diag::Diag;
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::evd::{self, ComputeEigenvectors};
+use faer::{Mat, Par};
 use ndarray::Array2;
 
 use crate::{Error, Result};
@@ -17,17 +21,29 @@ pub fn symmetric_eigen(a: &Array2<f64>) -> Result<(Vec<f64>, Array2<f64>)> {
         ));
     }
     let m = Mat::from_fn(n, n, |i, j| if i >= j { a[[i, j]] } else { a[[j, i]] });
-    let evd = m
-        .as_ref()
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| Error::Invalid(format!("eigen-decomposition failed: {e:?}")))?;
-    let s: Vec<f64> = evd.S().column_vector().iter().copied().collect();
-    let u = evd.U();
+    let mut diag = Diag::<f64>::zeros(n);
+    let mut u = Mat::<f64>::zeros(n, n);
+    let scratch =
+        evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, default());
+    evd::self_adjoint_evd(
+        m.as_ref(),
+        diag.as_mut(),
+        Some(u.as_mut()),
+        Par::Seq,
+        MemStack::new(&mut MemBuffer::new(scratch)),
+        default(),
+    )
+    .map_err(|e| Error::Invalid(format!("eigen-decomposition failed: {e:?}")))?;
+    let s: Vec<f64> = diag.column_vector().iter().copied().collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| s[x].total_cmp(&s[y]).then(x.cmp(&y)));
     let values = order.iter().map(|&i| s[i]).collect();
     let vectors = Array2::from_shape_fn((n, n), |(row, k)| *u.get(k, order[row]));
     Ok((values, vectors))
+}
+
+fn default<T: Default>() -> T {
+    T::default()
 }
 
 #[cfg(test)]

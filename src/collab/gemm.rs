@@ -1,55 +1,104 @@
-//! The solver's dense products on faer's matrix multiply (blocked, SIMD), sequential so the
-//! embedding does not depend on the thread count (and measured faster than faer's parallel
-//! mode on a loaded 2-core machine); the arrays stay row-major ndarray, seen without copies.
+//! The solver's dense products on faer's matrix multiply (blocked, SIMD). The tall `n`
+//! dimension is cut into fixed chunks of rows that run in parallel, each chunk a sequential
+//! faer product, and partial sums are added in chunk order: both cores work, and the
+//! embedding's bytes do not depend on the thread count. The arrays stay row-major ndarray,
+//! seen without copies.
 
 use std::ops::Range;
 
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::Array2;
+use rayon::prelude::*;
 
-fn columns(a: &Array2<f64>, cols: Range<usize>) -> MatRef<'_, f64> {
+/// Rows per parallel chunk: a fixed number, so results do not depend on the thread count.
+const CHUNK_ROWS: usize = 2048;
+
+/// Rows `rows` and columns `cols` of the row-major `a`, without a copy.
+fn view(a: &Array2<f64>, rows: Range<usize>, cols: Range<usize>) -> MatRef<'_, f64> {
     let slice = a.as_slice().expect("solver arrays are row-major");
-    let start = cols.start.min(slice.len());
-    MatRef::from_row_major_slice_with_stride(&slice[start..], a.nrows(), cols.len(), a.ncols())
+    let start = (rows.start * a.ncols() + cols.start).min(slice.len());
+    MatRef::from_row_major_slice_with_stride(&slice[start..], rows.len(), cols.len(), a.ncols())
 }
 
-fn product(out_shape: (usize, usize), fill: impl FnOnce(MatMut<'_, f64>)) -> Array2<f64> {
-    let mut out = Array2::zeros(out_shape);
-    let slice = out.as_slice_mut().expect("fresh arrays are contiguous");
-    fill(MatMut::from_row_major_slice_mut(
-        slice,
-        out_shape.0,
-        out_shape.1,
-    ));
-    out
+fn chunks(n: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+    (0..n.div_ceil(CHUNK_ROWS))
+        .into_par_iter()
+        .map(move |c| c * CHUNK_ROWS..((c + 1) * CHUNK_ROWS).min(n))
+}
+
+fn matmul(
+    dst: MatMut<'_, f64>,
+    accum: Accum,
+    lhs: MatRef<'_, f64>,
+    rhs: MatRef<'_, f64>,
+    alpha: f64,
+) {
+    faer::linalg::matmul::matmul(dst, accum, lhs, rhs, alpha, Par::Seq);
 }
 
 /// `a[:, cols]ᵀ · b`.
 pub fn at_b(a: &Array2<f64>, cols: Range<usize>, b: &Array2<f64>) -> Array2<f64> {
-    let lhs = columns(a, cols.clone());
-    let rhs = columns(b, 0..b.ncols());
-    product((cols.len(), b.ncols()), |dst| {
-        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs.transpose(), rhs, 1.0, Par::Seq)
-    })
+    let n = a.nrows();
+    let w = b.ncols();
+    let partials: Vec<Array2<f64>> = chunks(n)
+        .map(|rows| {
+            let mut part = Array2::zeros((cols.len(), w));
+            let (r, c) = part.dim();
+            let dst = MatMut::from_row_major_slice_mut(
+                part.as_slice_mut().expect("fresh arrays are contiguous"),
+                r,
+                c,
+            );
+            let lhs = view(a, rows.clone(), cols.clone());
+            matmul(
+                dst,
+                Accum::Replace,
+                lhs.transpose(),
+                view(b, rows, 0..w),
+                1.0,
+            );
+            part
+        })
+        .collect();
+    let mut out = Array2::zeros((cols.len(), w));
+    for part in &partials {
+        out += part;
+    }
+    out
 }
 
 /// `a[:, cols] · b`.
 pub fn a_b(a: &Array2<f64>, cols: Range<usize>, b: &Array2<f64>) -> Array2<f64> {
-    let lhs = columns(a, cols);
-    let rhs = columns(b, 0..b.ncols());
-    product((a.nrows(), b.ncols()), |dst| {
-        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0, Par::Seq)
-    })
+    let mut out = Array2::zeros((a.nrows(), b.ncols()));
+    into_rows(&mut out, a, cols, b, Accum::Replace, 1.0);
+    out
 }
 
 /// `z −= a[:, cols] · c`.
 pub fn sub_a_b(a: &Array2<f64>, cols: Range<usize>, c: &Array2<f64>, z: &mut Array2<f64>) {
-    let lhs = columns(a, cols);
-    let rhs = columns(c, 0..c.ncols());
-    let (n, w) = z.dim();
-    let slice = z.as_slice_mut().expect("solver arrays are row-major");
-    let dst = MatMut::from_row_major_slice_mut(slice, n, w);
-    faer::linalg::matmul::matmul(dst, Accum::Add, lhs, rhs, -1.0, Par::Seq);
+    into_rows(z, a, cols, c, Accum::Add, -1.0);
+}
+
+/// `out (accum) alpha · a[:, cols] · b`, chunk by chunk of rows.
+fn into_rows(
+    out: &mut Array2<f64>,
+    a: &Array2<f64>,
+    cols: Range<usize>,
+    b: &Array2<f64>,
+    accum: Accum,
+    alpha: f64,
+) {
+    let w = out.ncols();
+    let rhs = view(b, 0..b.nrows(), 0..w);
+    out.as_slice_mut()
+        .expect("solver arrays are row-major")
+        .par_chunks_mut(CHUNK_ROWS * w.max(1))
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let rows = c * CHUNK_ROWS..c * CHUNK_ROWS + chunk.len() / w.max(1);
+            let dst = MatMut::from_row_major_slice_mut(chunk, rows.len(), w);
+            matmul(dst, accum, view(a, rows, cols.clone()), rhs, alpha);
+        });
 }
 
 #[cfg(test)]
@@ -68,5 +117,21 @@ mod tests {
         sub_a_b(&a, 1..3, &c, &mut z);
         let want = &b - &sub.dot(&c);
         assert!((&z - &want).iter().all(|v| v.abs() < 1e-12));
+    }
+
+    #[test]
+    fn chunked_products_match_across_chunk_boundaries() {
+        let n = 2 * CHUNK_ROWS + 17;
+        let a = Array2::from_shape_fn((n, 6), |(i, j)| ((i * 7 + j * 3) % 11) as f64 - 5.0);
+        let b = Array2::from_shape_fn((n, 4), |(i, j)| ((i + j * 5) % 13) as f64 * 0.5);
+        let c = Array2::from_shape_fn((3, 4), |(i, j)| (i as f64) - (j as f64) * 0.25);
+        let sub = a.slice(ndarray::s![.., 2..5]).to_owned();
+        let gram = at_b(&a, 2..5, &b);
+        assert!((&gram - &sub.t().dot(&b)).iter().all(|v| v.abs() < 1e-9));
+        assert!(
+            (&a_b(&a, 2..5, &c) - &sub.dot(&c))
+                .iter()
+                .all(|v| v.abs() < 1e-12)
+        );
     }
 }

@@ -37,15 +37,19 @@ pub struct SolverConfig {
 }
 
 impl SolverConfig {
-    /// Parameters for the `k` largest pairs of an order-`n` matrix.
+    /// Parameters for the `k` largest pairs of an order-`n` matrix. Measured on power-law
+    /// PPMI matrices (10k–50k items, README's Speed): small blocks and a long extension per
+    /// restart need the fewest products and the least Gram–Schmidt; a residual of 1e-7 of
+    /// `|λ_max|` puts the pairwise cosines within 2e-7 of a fully converged run (the
+    /// conformance bar is 1e-5).
     pub fn for_rank(k: usize, n: usize) -> Self {
-        let block = 32;
+        let block = 16;
         let keep = k + k.div_ceil(4).max(block);
         SolverConfig {
             block,
             keep,
-            basis: (keep + 8 * block).min(n),
-            tolerance: 1e-10,
+            basis: (keep + 16 * block).min(n),
+            tolerance: 1e-7,
             max_restarts: 200,
             seed: 42,
         }
@@ -368,6 +372,7 @@ mod tests {
             block: 8,
             keep: 56,
             basis: 120,
+            tolerance: 1e-10,
             ..SolverConfig::for_rank(k, a.n())
         };
         let iterative = BlockLanczos::new(&a, k, &config).run(&NoProgress).unwrap();
@@ -388,6 +393,23 @@ mod tests {
             let r = &av.column(i) - &(&iterative.vectors.column(i) * lambda);
             assert!(r.dot(&r).sqrt() < 1e-8 * exact.values[0].abs());
         }
+    }
+
+    #[test]
+    fn the_pairs_do_not_depend_on_the_thread_count() {
+        let a = random_sparse(2500, 3, 11);
+        let config = SolverConfig::for_rank(24, a.n());
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| largest_magnitude(&a, 24, &config, &NoProgress).unwrap())
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one.method, "block-lanczos");
+        assert_eq!(one.values, two.values);
+        assert_eq!(one.vectors, two.vectors);
     }
 
     #[test]

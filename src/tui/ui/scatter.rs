@@ -35,26 +35,18 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let theme = &app.theme;
     let inner = layout::inner(rect);
     let (tabs, panes) = panes(app, inner);
+    // One space shown: its file in the title (the tab bar only says which space it is).
     let title = match (tabs, panes.as_slice()) {
-        (None, [(Space::Textual, _)]) => {
-            app.embeddings
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .map(|f| {
-                    vec![Span::styled(
-                        format!("· t-SNE of {}", f.to_string_lossy()),
-                        theme.dim(),
-                    )]
-                })
-        }
-        (_, panes) => Some(vec![Span::styled(
-            match panes {
-                [_, _] => "· textual and collaborative space side by side".to_string(),
-                _ => format!("· {} space", app.space.label()),
-            },
-            theme.dim(),
-        )]),
-    };
+        (_, [_, _]) => Some("· textual and collaborative space side by side".to_string()),
+        (None, [(Space::Textual, _)]) => app
+            .embeddings
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|f| format!("· t-SNE of {}", f.to_string_lossy())),
+        (_, [(space, _)]) => Some(format!("· {}", space_heading(app, *space))),
+        _ => None,
+    }
+    .map(|t| vec![Span::styled(t, theme.dim())]);
     frame.render_widget(
         pane_block(app, Pane::Scatter, title.unwrap_or_default()),
         rect,
