@@ -17,7 +17,7 @@ fn check(config: &str, codebooks: &str, max_tied: usize) {
     let latents = Latents::load(&reference.join("embeddings/Scientific.emb-minilm.npy")).unwrap();
     let cb = Codebooks::load(&dir.join(codebooks)).unwrap();
     let cost = CostModel::from_codebooks(&index, latents, &cb).unwrap();
-    let got = mql4grec::run(&index, &cost, &NoProgress).unwrap();
+    let got = mql4grec::run(&index, &Collisions::new(&index), &cost, &NoProgress).unwrap();
     let expected = SidIndex::load(
         &dir.join(format!("mql4grec_exact_{config}.index.json")),
         None,

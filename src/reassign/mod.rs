@@ -286,7 +286,9 @@ pub fn plan(
         }
     }
     let mql4grec = match cost {
-        Some(cost) if index.n_levels() >= 2 => Some(mql4grec_remedy(index, cost, progress)?),
+        Some(cost) if index.n_levels() >= 2 => {
+            Some(mql4grec_remedy(index, collisions, cost, progress)?)
+        }
         _ => None,
     };
     let summary = summarise(index, &groups, &skipped, mql4grec.as_ref(), capacity, cost);
@@ -299,8 +301,13 @@ pub fn plan(
 }
 
 /// MQL4GRec's rule as a [`Remedy`], with every changed item's ΔD.
-fn mql4grec_remedy(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Result<Remedy> {
-    let out = mql4grec::run(index, cost, progress)?;
+fn mql4grec_remedy(
+    index: &SidIndex,
+    collisions: &Collisions,
+    cost: &CostModel,
+    progress: &dyn Progress,
+) -> Result<Remedy> {
+    let out = mql4grec::run(index, collisions, cost, progress)?;
     let l = index.n_levels();
     let delta = (0..index.n_items())
         .into_par_iter()

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::CostModel;
+use crate::collision::Collisions;
 use crate::error::{Error, Result};
 use crate::kernels::sq_distances_transposed_f32;
 use crate::load::SidIndex;
@@ -73,7 +74,14 @@ pub struct Mql4grecCodes {
 /// Items are visited in item id order (the reference's dataset row order); a group's members
 /// are ordered by their smallest last-level distance, equal distances in item id order (what
 /// numpy's `argsort` does on the small arrays it sorts by insertion; see README for ties).
-pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Result<Mql4grecCodes> {
+/// `collisions` are `index`'s SID groups: they give the first pass its groups and stand for
+/// the set of used SIDs the reference starts from, so no pass hashes every item.
+pub fn run(
+    index: &SidIndex,
+    collisions: &Collisions,
+    cost: &CostModel,
+    progress: &dyn Progress,
+) -> Result<Mql4grecCodes> {
     let n_levels = index.n_levels();
     if n_levels < 2 {
         return Err(Error::Invalid(format!(
@@ -87,17 +95,28 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
     let v = cost.codebook_size();
     let last = n_levels - 1;
     let mut codes = index.all_codes().to_vec();
-    let mut used: FxHashSet<SidKey> = (0..index.n_items()).map(|p| index.key(p)).collect();
+    // The used SIDs: the index's own (found in `collisions`) and those given out since.
+    let mut given: FxHashSet<SidKey> = FxHashSet::default();
     let mut orders: Vec<Option<Orders>> = (0..index.n_items()).map(|_| None).collect();
     let codewords = LastTwoLevels::new(cost, n_levels);
     let mut passes = 0;
+    // A walk that ends on a used SID leaves a collision for the next pass; when none does,
+    // every SID is distinct (leaders keep theirs, the others took unused ones).
+    let mut left_collisions = true;
     progress.stage("MQL4GRec passes", PASSES as u64);
     while passes < PASSES {
         check_cancelled(progress)?;
-        let groups = collision_groups(&codes, n_levels, order);
+        let groups = if passes == 0 {
+            native_collision_groups(collisions, order)
+        } else if left_collisions {
+            collision_groups(&codes, n_levels, order)
+        } else {
+            Vec::new()
+        };
         if groups.is_empty() {
             break;
         }
+        left_collisions = false;
         let needed: Vec<u32> = groups
             .iter()
             .flatten()
@@ -122,7 +141,10 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
                 let p = group[m] as usize;
                 let o = of(group[m]);
                 current.copy_from_slice(&codes[p * n_levels..(p + 1) * n_levels]);
-                let taken = |c: &[Code]| used.contains(&sid::sid_key(c));
+                let taken = |c: &[Code]| {
+                    let key = sid::sid_key(c);
+                    collisions.find(key).is_some() || given.contains(&key)
+                };
                 code.copy_from_slice(&current);
                 let mut whole_order: Option<Vec<Code>> = None;
                 let mut last_code = |num: usize| match o.nearest_last.get(num) {
@@ -154,7 +176,11 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
                         break;
                     }
                 }
-                used.insert(sid::sid_key(&code));
+                if taken(&code) {
+                    left_collisions = true;
+                } else {
+                    given.insert(sid::sid_key(&code));
+                }
                 codes[p * n_levels..(p + 1) * n_levels].copy_from_slice(&code);
             }
         }
@@ -162,6 +188,26 @@ pub fn run(index: &SidIndex, cost: &CostModel, progress: &dyn Progress) -> Resul
         progress.advance(1);
     }
     Ok(Mql4grecCodes { codes, passes })
+}
+
+/// [`collision_groups`] of the index's own codes, from its SID groups: members and groups
+/// put in `order` without hashing every item.
+fn native_collision_groups(collisions: &Collisions, order: &[u32]) -> Vec<Vec<u32>> {
+    let mut rank = vec![0u32; order.len()];
+    for (r, &p) in order.iter().enumerate() {
+        rank[p as usize] = r as u32;
+    }
+    let mut groups: Vec<Vec<u32>> = collisions
+        .collision_groups()
+        .into_iter()
+        .map(|g| {
+            let mut members = collisions.items(g).to_vec();
+            members.sort_unstable_by_key(|&p| rank[p as usize]);
+            members
+        })
+        .collect();
+    groups.sort_unstable_by_key(|members| rank[members[0] as usize]);
+    groups
 }
 
 /// The groups of items sharing a whole SID, in order of first appearance in `order`, each

@@ -213,7 +213,7 @@ pub fn lines(app: &App, data: &TokenizerData, row: &GroupRow, width: usize) -> P
         .and_then(|s| s.by_group.get(&row.group))
     {
         out.push(Line::from(vec![
-            Span::styled("apart ", theme.dim()),
+            Span::styled("spread ", theme.dim()),
             Span::styled(apart_text(apart), theme.text()),
         ]));
     }
