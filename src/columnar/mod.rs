@@ -14,6 +14,19 @@ pub use write::{ROWS_PER_GROUP, TableWriter};
 
 use std::path::Path;
 
+use arrow_schema::Schema;
+
+/// A table's columns with their types, `name (type), …`, for messages that say what a file
+/// holds instead of what it lacks.
+pub fn describe_columns(schema: &Schema) -> String {
+    schema
+        .fields()
+        .iter()
+        .map(|f| format!("{} ({})", f.name(), f.data_type()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The two columnar layouts sidlens reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {

@@ -39,21 +39,13 @@ pub(super) fn load(
         &crate::progress::NoProgress,
         |schema| {
             let has = |n: &str| schema.index_of(n).is_ok();
-            let columns = || {
-                schema
-                    .fields()
-                    .iter()
-                    .map(|f| format!("{} ({})", f.name(), f.data_type()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
             if !has("item_id") {
                 return Err(Error::data(
                     path,
                     Place::File,
                     format!(
                         "has no \"item_id\" column (is this an index table?); its columns: {}",
-                        columns()
+                        columnar::describe_columns(schema)
                     ),
                 ));
             }
@@ -68,7 +60,7 @@ pub(super) fn load(
                     Place::File,
                     format!(
                         "has neither a \"codes\" column (list of integers) nor a \"sid\" column (SID strings); its columns: {}",
-                        columns()
+                        columnar::describe_columns(schema)
                     ),
                 )),
                 (_, sid) => {

@@ -49,26 +49,9 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     let free: Vec<usize> = (0..cols).filter(|&j| !keep[j]).collect();
     let movers = h - (cols - free.len());
     let by_cost = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    if movers == 1 && free.len() > 1 {
-        // The usual case (one item moves): each row's cheapest free column by (q, j). As q is
-        // monotone in ΔD, the least q is that of the least ΔD, and the first column (they
-        // ascend) that rounds to it is the cheapest; only near-minimal ΔDs are rounded.
-        for r in 0..h {
-            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
-            let least = free
-                .iter()
-                .map(|&j| row[j] - native)
-                .fold(f64::INFINITY, f64::min);
-            let q_least = scale.quanta(least);
-            let cheapest = free.iter().copied().find(|&j| {
-                let delta = row[j] - native;
-                scale.scaled(delta) <= q_least + 0.5 && scale.quanta(delta) == q_least
-            });
-            keep[cheapest.expect("the least ΔD is one of the free columns")] = true;
-        }
-    } else if movers <= FEW_MOVERS && movers < free.len() {
-        // Few movers: each row's `movers` cheapest free columns by (q, j) in a short sorted
-        // list. Columns come in ascending j, so a later one enters only with a smaller q than
+    if movers <= FEW_MOVERS && movers < free.len() {
+        // Few movers (usually one): each row's `movers` cheapest free columns by (q, j) in a
+        // short sorted list. Columns come in ascending j, so a later one enters only with a smaller q than
         // the list's worst, and a scaled ΔD above `worst − 0.5` cannot round below it.
         let mut best: Vec<(f64, usize)> = Vec::with_capacity(movers + 1);
         for r in 0..h {

@@ -51,21 +51,13 @@ struct BeamColumns<'a> {
 /// Checks the file's columns before any row is read.
 fn check_schema(path: &Path, schema: &Schema) -> Result<Vec<String>> {
     let has = |n: &str| schema.index_of(n).is_ok();
-    let names = || {
-        schema
-            .fields()
-            .iter()
-            .map(|f| format!("{} ({})", f.name(), f.data_type()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if !has("beam_sids") && !has("beam_codes") && !has("ranked_items") {
         return Err(Error::data(
             path,
             Place::File,
             format!(
                 "has no \"beam_sids\", \"beam_codes\" or \"ranked_items\" column (is this a beams table?); its columns: {}",
-                names()
+                columnar::describe_columns(schema)
             ),
         ));
     }
@@ -82,7 +74,7 @@ fn check_schema(path: &Path, schema: &Schema) -> Result<Vec<String>> {
             Place::File,
             format!(
                 "has no target: neither a \"target\" nor a \"target_item\" column; its columns: {}",
-                names()
+                columnar::describe_columns(schema)
             ),
         ));
     }
