@@ -36,6 +36,23 @@ fn matmul(
     faer::linalg::matmul::matmul(dst, accum, lhs, rhs, alpha, Par::Seq);
 }
 
+/// A contiguous copy of `a[:, cols]`, row slice by row slice.
+pub fn columns(a: &Array2<f64>, cols: Range<usize>) -> Array2<f64> {
+    let w = cols.len();
+    let mut out = Array2::zeros((a.nrows(), w));
+    let src = a.as_slice().expect("solver arrays are row-major");
+    let stride = a.ncols();
+    for (i, row) in out
+        .as_slice_mut()
+        .expect("fresh arrays are contiguous")
+        .chunks_exact_mut(w.max(1))
+        .enumerate()
+    {
+        row.copy_from_slice(&src[i * stride + cols.start..i * stride + cols.end]);
+    }
+    out
+}
+
 /// `a[:, cols]ᵀ · b`.
 pub fn at_b(a: &Array2<f64>, cols: Range<usize>, b: &Array2<f64>) -> Array2<f64> {
     let n = a.nrows();
@@ -111,6 +128,7 @@ mod tests {
         let b = Array2::from_shape_fn((7, 3), |(i, j)| (i + 2 * j) as f64);
         let c = Array2::from_shape_fn((2, 3), |(i, j)| (i * 3 + j) as f64 - 2.0);
         let sub = a.slice(ndarray::s![.., 1..3]).to_owned();
+        assert_eq!(columns(&a, 1..3), sub);
         assert_eq!(at_b(&a, 1..3, &b), sub.t().dot(&b));
         assert_eq!(a_b(&a, 1..3, &c), sub.dot(&c));
         let mut z = b.clone();

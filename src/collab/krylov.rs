@@ -130,6 +130,10 @@ struct BlockLanczos<'a> {
     q: Array2<f64>,
     /// `qᵀ A q` on the columns in use.
     h: Array2<f64>,
+    /// First basis column the frontier block is coupled to in `h` (the block before it, or
+    /// every kept Ritz vector right after a restart): in exact arithmetic `A·frontier` has no
+    /// component on the columns before it.
+    coupled_from: usize,
     products: usize,
 }
 
@@ -142,6 +146,7 @@ impl<'a> BlockLanczos<'a> {
             rng: SeededRng::for_stream(config.seed, 0x6b72_796c_6f76),
             q: Array2::zeros((a.n(), config.basis)),
             h: Array2::zeros((config.basis, config.basis)),
+            coupled_from: 0,
             products: 0,
         }
     }
@@ -163,6 +168,7 @@ impl<'a> BlockLanczos<'a> {
                 }
                 self.q.slice_mut(s![.., cols..cols + b]).assign(&next);
                 self.set_block(cols, done, &coupling);
+                self.coupled_from = done;
                 done = cols;
                 cols += b;
             };
@@ -218,6 +224,7 @@ impl<'a> BlockLanczos<'a> {
             }
             let tail = ritz.slice(s![done..cols, ..]);
             self.set_block(keep, 0, &coupling.dot(&tail));
+            self.coupled_from = 0;
             done = keep;
             cols = keep + b;
         }
@@ -226,10 +233,21 @@ impl<'a> BlockLanczos<'a> {
     /// Multiplies the frontier columns `done..cols` by A, records their projections in `h`,
     /// and returns the orthonormal continuation block with its coupling (`A F = Q C + P R`).
     fn extend(&mut self, done: usize, cols: usize) -> Result<(Array2<f64>, Array2<f64>)> {
-        let mut z = self.a.mul_block(self.q.slice(s![.., done..cols]));
+        let frontier = gemm::columns(&self.q, done..cols);
+        let mut z = self.a.mul_block(frontier.view());
         self.products += cols - done;
-        let before = column_norms(&z);
-        let c = project_out(&self.q, cols, &mut z);
+        let product_norms = column_norms(&z);
+        // The three-term recurrence against the coupled columns, then one classical
+        // Gram–Schmidt pass against the whole basis for what rounding left on the rest: the
+        // second pass of "twice is enough" (Giraud et al. 2005) at the cost of one.
+        let from = self.coupled_from;
+        let local = gemm::at_b(&self.q, from..cols, &z);
+        gemm::sub_a_b(&self.q, from..cols, &local, &mut z);
+        let local_norms = column_norms(&z);
+        let mut c = gemm::at_b(&self.q, 0..cols, &z);
+        gemm::sub_a_b(&self.q, 0..cols, &c, &mut z);
+        let mut coupled = c.slice_mut(s![from..cols, ..]);
+        coupled += &local;
         for i in 0..cols {
             for j in 0..cols - done {
                 let v = if i >= done {
@@ -242,11 +260,13 @@ impl<'a> BlockLanczos<'a> {
             }
         }
         // A residual much shorter than its product (a nearly invariant subspace) keeps, once
-        // normalised, a visible trace of the basis: one more pass removes it.
-        let shrunk = column_norms(&z)
-            .iter()
-            .zip(&before)
-            .any(|(after, before)| *after < 1e-3 * before);
+        // normalised, a visible trace of the basis, and so does one that the whole-basis pass
+        // still shortened by more than 1/√2 (Kahan–Parlett): one more pass removes it.
+        let after = column_norms(&z);
+        let shrunk = (0..after.len()).any(|j| {
+            after[j] < 1e-3 * product_norms[j]
+                || after[j] < std::f64::consts::FRAC_1_SQRT_2 * local_norms[j]
+        });
         let (mut p, mut r) = orthonormalise(z)?;
         if shrunk {
             project_out(&self.q, cols, &mut p);
@@ -305,8 +325,16 @@ fn project_out(basis: &Array2<f64>, cols: usize, z: &mut Array2<f64>) -> Array2<
     total
 }
 
+/// Euclidean norms of the columns of the row-major `z`, read row by row (a column walk
+/// strides through memory).
 fn column_norms(z: &Array2<f64>) -> Vec<f64> {
-    z.columns().into_iter().map(|c| c.dot(&c).sqrt()).collect()
+    let mut sums = vec![0.0; z.ncols()];
+    for row in z.rows() {
+        for (s, v) in sums.iter_mut().zip(row) {
+            *s += v * v;
+        }
+    }
+    sums.into_iter().map(f64::sqrt).collect()
 }
 
 /// Orthonormalises the columns of `z` through the eigen-decomposition of its Gram matrix
