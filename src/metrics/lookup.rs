@@ -67,6 +67,9 @@ struct Bucket<K> {
 
 const EMPTY: u32 = u32::MAX;
 
+/// How many inserts ahead a fill prefetches, so that its random writes overlap.
+const AHEAD: usize = 16;
+
 /// Asks the CPU to start loading `value`'s cache line (a hint; no effect on results).
 #[inline]
 pub(super) fn prefetch<T>(value: &T) {
@@ -126,13 +129,16 @@ impl<K: SlotKey> Buckets<K> {
         (key.hash() >> self.shift) as usize
     }
 
-    /// Inserts groups `0..n` (`entry(g)` gives the key and size), prefetching a few inserts
-    /// ahead so that the random writes overlap.
+    /// Inserts groups `0..n` (`entry(g)` gives the key and size) on every core: the table
+    /// is cut into regions, each region takes the keys whose home slot is inside it, and a
+    /// probe that runs past its region's end is inserted afterwards, across the boundary.
+    /// Where a key lands differs from one-by-one insertion, but every probe still walks
+    /// full slots from its home to its key, so lookups find the same groups.
     fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync)
     where
         K: Send + Sync,
     {
-        const AHEAD: usize = 16;
+        const REGIONS: usize = 16;
         let this = &*self;
         let entries: Vec<(K, u32, u32)> = (0..n as u32)
             .into_par_iter()
@@ -141,18 +147,76 @@ impl<K: SlotKey> Buckets<K> {
                 (key, size, this.home(key) as u32)
             })
             .collect();
+        let region_len = (self.slots.len() / REGIONS).max(1);
+        let region_of = |g: u32| entries[g as usize].2 as usize / region_len;
+        // The groups by region (a counting sort), each region's in ascending order.
+        let mut ends = vec![0usize; self.slots.len().div_ceil(region_len)];
+        for g in 0..n as u32 {
+            ends[region_of(g)] += 1;
+        }
+        let mut next_free: Vec<usize> = ends
+            .iter()
+            .scan(0, |total, &count| {
+                *total += count;
+                Some(*total - count)
+            })
+            .collect();
+        let mut by_region = vec![0u32; n];
+        for g in 0..n as u32 {
+            let r = region_of(g);
+            by_region[next_free[r]] = g;
+            next_free[r] += 1;
+        }
+        let mut taken = 0;
+        let bounds: Vec<(usize, usize)> = ends
+            .iter()
+            .map(|&count| {
+                taken += count;
+                (taken - count, taken)
+            })
+            .collect();
+        let overflow: Vec<Vec<u32>> = self
+            .slots
+            .par_chunks_mut(region_len)
+            .zip(bounds)
+            .enumerate()
+            .map(|(r, (region, (from, to)))| {
+                let first = r * region_len;
+                let mine = &by_region[from..to];
+                let mut spilled = Vec::new();
+                for (k, &g) in mine.iter().enumerate() {
+                    if let Some(&next) = mine.get(k + AHEAD) {
+                        prefetch(&region[entries[next as usize].2 as usize - first]);
+                    }
+                    let (key, size, home) = entries[g as usize];
+                    let mut i = home as usize - first;
+                    while i < region.len() && region[i].group != EMPTY {
+                        i += 1;
+                    }
+                    match region.get_mut(i) {
+                        Some(slot) => {
+                            *slot = Bucket {
+                                key,
+                                group: g,
+                                size,
+                            }
+                        }
+                        None => spilled.push(g),
+                    }
+                }
+                spilled
+            })
+            .collect();
         let mask = self.slots.len() - 1;
-        for (g, &(key, size, home)) in entries.iter().enumerate() {
-            if let Some(&(_, _, next)) = entries.get(g + AHEAD) {
-                prefetch(&self.slots[next as usize]);
-            }
+        for g in overflow.into_iter().flatten() {
+            let (key, size, home) = entries[g as usize];
             let mut i = home as usize;
             while self.slots[i].group != EMPTY {
                 i = (i + 1) & mask;
             }
             self.slots[i] = Bucket {
                 key,
-                group: g as u32,
+                group: g,
                 size,
             };
         }
@@ -361,6 +425,37 @@ mod tests {
                     let found = lookup.find(sid(index.codes(b))).unwrap();
                     assert_eq!(found.packed, packed(b));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_table_filled_in_regions_finds_every_group() {
+        let mut rng = crate::random::SeededRng::new(9);
+        let text = (0..20_000)
+            .map(|i| {
+                let codes: Vec<usize> = (0..4).map(|_| rng.below(12)).collect();
+                format!("\"{i}\": {codes:?}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (lookup, collisions) = lookup(&format!("{{{text}}}"));
+        for g in 0..collisions.n_groups() as u32 {
+            let key = collisions.key(g);
+            let codes: Vec<u16> = (0..4).map(|l| (key >> (16 * (3 - l))) as u16).collect();
+            let found = lookup.find(sid(&codes)).unwrap();
+            assert_eq!((found.group, found.size), (g, collisions.size(g)));
+        }
+        let absent = (0..12u16)
+            .flat_map(|a| (0..12u16).map(move |b| [a, b, 11, 11]))
+            .filter(|c| collisions.find(sid_key(c)).is_none())
+            .count();
+        assert!(absent > 0);
+        for a in 0..12u16 {
+            for b in 0..12u16 {
+                let c = [a, b, 11, 11];
+                let expected = collisions.find(sid_key(&c));
+                assert_eq!(lookup.find(sid(&c)).map(|f| f.group), expected);
             }
         }
     }
