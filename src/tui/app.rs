@@ -1202,7 +1202,7 @@ impl App {
             .map_or((0, TIGHTEST_MIN_SIZE), |s| (s.tightest.len(), s.min_size));
         let text = if self.tightest {
             format!(
-                "scatter highlights the {found} tightest groups of at least {min_size} items (mean cosine distance in the text); ↑/↓ step through them, Enter opens the one ▸ marks"
+                "{found} tightest groups of {min_size}+ items: ↑/↓ step through them, Enter opens the ▸ one"
             )
         } else {
             format!("scatter highlights the {HIGHLIGHTED_GROUPS} largest groups")

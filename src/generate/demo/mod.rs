@@ -469,10 +469,11 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
          lines (brands x colours, sizes, pack counts), with titles, descriptions, brands and\n  \
          categories (seed {}).\n\
          - `{DATASET}.inter.json`: {} users, {} interactions. Users are of {} kinds:\n  \
-         {}. Each follows one or two projects, often buys several products of one line in a\n  \
-         row, and mostly the listings meant for its kind (the next colour or size of a line and\n  \
-         the same listing of the next brand are for another kind), so near-identical listings\n  \
-         that collide in the text are often far apart by interactions (`sidlens cf`).\n\
+         {}.\n  \
+         Each follows one or two projects, often buys several products of one line in a row, and\n  \
+         mostly the listings meant for its kind (the next colour or size of a line and the same\n  \
+         listing of the next brand are for another kind), so near-identical listings that\n  \
+         collide in the text are often far apart by interactions (`sidlens cf`).\n\
          - `{DATASET}.emb-{EMBEDDING}.npy`: {} x {} float32 text embeddings of title + description:\n  \
          hashed word, word-bigram and character {}-{}-gram TF-IDF, L2-normalised\n  \
          (`sidlens::generate::text_embedding`). Near-identical listings land close together.\n",

@@ -645,10 +645,7 @@ fn selected_line(app: &App, space: Space) -> Option<Line<'static>> {
         .and_then(|s| s.by_group.get(&row.group))
         .map_or(String::new(), |a| format!(": {}", apart_text(a)));
     Some(Line::styled(
-        format!(
-            "◉ selected group #{}: {} items{sampled}{apart}",
-            row.rank, row.size
-        ),
+        format!("◉ group #{} ({} items{sampled}){apart}", row.rank, row.size),
         app.theme.text(),
     ))
 }
