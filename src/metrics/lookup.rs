@@ -9,11 +9,13 @@ use crate::load::SidIndex;
 use crate::load::beams::BeamSid;
 use crate::sid::SidKey;
 
-/// A beam SID found in the index: its collision group and the group's size.
+/// A beam SID found in the index: its collision group, the group's size, and its re-packed
+/// key, so that prefix comparisons need no further memory access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Found {
     pub(super) group: u32,
     pub(super) size: u32,
+    pub(super) packed: u128,
 }
 
 /// SID → (collision group, group size), as an open-addressing hash table: one cache line per
@@ -81,15 +83,24 @@ pub(super) fn prefetch<T>(value: &T) {
 
 trait SlotKey: Copy + Eq + Default {
     fn hash(self) -> u64;
+    fn widen(self) -> u128;
 }
 
 impl SlotKey for u64 {
+    fn widen(self) -> u128 {
+        u128::from(self)
+    }
+
     fn hash(self) -> u64 {
         (self ^ (self >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 }
 
 impl SlotKey for u128 {
+    fn widen(self) -> u128 {
+        self
+    }
+
     fn hash(self) -> u64 {
         ((self as u64) ^ ((self >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).hash()
     }
@@ -159,6 +170,7 @@ impl<K: SlotKey> Buckets<K> {
                 return Some(Found {
                     group: slot.group,
                     size: slot.size,
+                    packed: key.widen(),
                 });
             }
             i = (i + 1) & mask;
@@ -196,6 +208,23 @@ impl SidLookup {
             Table::Wide(t)
         };
         SidLookup { repack, table }
+    }
+
+    /// A key re-packed as [`Found::packed`] is, or `None` when a code is not below V.
+    pub(super) fn pack(&self, key: SidKey) -> Option<u128> {
+        self.repack.apply(key)
+    }
+
+    /// How many leading codes two re-packed keys share (at most the number of levels).
+    pub(super) fn common_levels(&self, a: u128, b: u128) -> usize {
+        let Repack { n_levels, bits, .. } = self.repack;
+        let differing = a ^ b;
+        if differing == 0 {
+            return usize::from(n_levels);
+        }
+        // Level 0 holds the most significant `bits` of the `n_levels · bits` used.
+        let highest = u128::BITS - 1 - differing.leading_zeros();
+        ((bits * u32::from(n_levels) - 1 - highest) / bits) as usize
     }
 
     /// The repacked key of a beam SID and its home slot, when it can be in the index.
@@ -301,6 +330,38 @@ mod tests {
             lookup.prefetch_all(&beams, &mut probes);
             lookup.probe_all(&probes, &mut out);
             assert_eq!(out, vec![Some(found), None, None]);
+        }
+    }
+
+    #[test]
+    fn common_levels_counts_the_shared_leading_codes() {
+        // Narrow (V = 9, 4 bits) and wide (V = 60001 with L = 5, 16 bits · 5 = 80 bits).
+        for text in [
+            r#"{"0": [1, 8, 3], "1": [1, 8, 4], "2": [1, 0, 3], "3": [3, 8, 3], "4": [0, 0, 0]}"#,
+            r#"{"0": [60000, 1, 2, 3, 4], "1": [60000, 1, 2, 3, 5], "2": [60000, 0, 2, 3, 4],
+                "3": [5, 1, 2, 3, 4], "4": [60000, 1, 9, 3, 4], "5": [60000, 1, 2, 8, 4]}"#,
+        ] {
+            let index = SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap();
+            let collisions = Collisions::new(&index);
+            let lookup = SidLookup::new(&index, &collisions);
+            for a in 0..index.n_items() {
+                for b in 0..index.n_items() {
+                    let expected = index
+                        .codes(a)
+                        .iter()
+                        .zip(index.codes(b))
+                        .take_while(|(x, y)| x == y)
+                        .count();
+                    let packed = |p: usize| lookup.pack(index.key(p)).unwrap();
+                    assert_eq!(
+                        lookup.common_levels(packed(a), packed(b)),
+                        expected,
+                        "{a} {b}"
+                    );
+                    let found = lookup.find(sid(index.codes(b))).unwrap();
+                    assert_eq!(found.packed, packed(b));
+                }
+            }
         }
     }
 }
