@@ -2,6 +2,8 @@
 //! L−1 codes). One sort of the items by SID gives both: groups are runs of equal keys, and
 //! prefix groups are runs of groups with equal prefixes.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::load::SidIndex;
@@ -31,28 +33,86 @@ pub struct PrefixGroup {
 impl Collisions {
     /// Groups the items of `index` by SID.
     pub fn new(index: &SidIndex) -> Self {
+        let n_levels = index.n_levels();
+        let bits =
+            usize::BITS as usize - (index.codebook_size().max(2) - 1).leading_zeros() as usize;
+        let key_bits = bits * n_levels;
+        // The SID of a compact key (`bits` per level) as a `SidKey` (16 bits per level).
+        let expand = move |compact: u128| -> SidKey {
+            (0..n_levels).fold(0, |key, level| {
+                let shift = bits * (n_levels - 1 - level);
+                (key << 16) | ((compact >> shift) & ((1 << bits) - 1))
+            })
+        };
+        let compact = |p: usize| -> u128 {
+            index
+                .codes(p)
+                .iter()
+                .fold(0u128, |k, &c| (k << bits) | u128::from(c))
+        };
         let n = index.n_items();
-        let order = sorted_positions(index);
-        let mut starts = Vec::with_capacity(n / 2 + 2);
-        let mut keys = Vec::with_capacity(n / 2 + 2);
-        let mut group_of = vec![0u32; n];
-        let mut prev: Option<SidKey> = None;
-        for (rank, &p) in order.iter().enumerate() {
-            let key = index.key(p as usize);
-            if prev != Some(key) {
-                starts.push(rank as u32);
-                keys.push(key);
-                prev = Some(key);
-            }
-            group_of[p as usize] = (keys.len() - 1) as u32;
+        // Sorting (SID, position) packed into one integer keeps the common case on `u64`s.
+        if key_bits + 32 <= 64 {
+            let mut v: Vec<u64> = (0..n)
+                .into_par_iter()
+                .map(|p| ((compact(p) as u64) << 32) | p as u64)
+                .collect();
+            v.par_sort_unstable();
+            Self::from_sorted(n_levels, &v, |x| u128::from(x >> 32), expand, |x| x as u32)
+        } else if key_bits + 32 <= 128 {
+            let mut v: Vec<u128> = (0..n)
+                .into_par_iter()
+                .map(|p| (compact(p) << 32) | p as u128)
+                .collect();
+            v.par_sort_unstable();
+            Self::from_sorted(n_levels, &v, |x| x >> 32, expand, |x| x as u32)
+        } else {
+            let mut v: Vec<(SidKey, u32)> = (0..n)
+                .into_par_iter()
+                .map(|p| (index.key(p), p as u32))
+                .collect();
+            v.par_sort_unstable();
+            Self::from_sorted(n_levels, &v, |x| x.0, |k| k, |x| x.1)
         }
+    }
+
+    /// Builds the groups from the items sorted by (SID, position), on every core: group
+    /// starts are where the compact SID (`sid_of`) changes, `key_of` turns a start's compact
+    /// SID into its key, and each group writes its members' `group_of`.
+    fn from_sorted<T: Copy + Send + Sync>(
+        n_levels: usize,
+        sorted: &[T],
+        sid_of: impl Fn(T) -> u128 + Sync,
+        key_of: impl Fn(u128) -> SidKey + Sync,
+        position_of: impl Fn(T) -> u32 + Sync,
+    ) -> Self {
+        let n = sorted.len();
+        let order: Vec<u32> = sorted.par_iter().map(|&x| position_of(x)).collect();
+        let mut starts: Vec<u32> = (0..n)
+            .into_par_iter()
+            .filter(|&r| r == 0 || sid_of(sorted[r]) != sid_of(sorted[r - 1]))
+            .map(|r| r as u32)
+            .collect();
+        let keys: Vec<SidKey> = starts
+            .par_iter()
+            .map(|&r| key_of(sid_of(sorted[r as usize])))
+            .collect();
         starts.push(n as u32);
+        let group_of: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        starts.par_windows(2).enumerate().for_each(|(g, w)| {
+            for &p in &order[w[0] as usize..w[1] as usize] {
+                group_of[p as usize].store(g as u32, Ordering::Relaxed);
+            }
+        });
         Collisions {
-            n_levels: index.n_levels(),
+            n_levels,
             order,
             starts,
             keys,
-            group_of,
+            group_of: group_of
+                .into_par_iter()
+                .map(AtomicU32::into_inner)
+                .collect(),
         }
     }
 
@@ -91,6 +151,11 @@ impl Collisions {
         self.group_of[position]
     }
 
+    /// Every item's group, by position (for prefetching ahead of [`Collisions::group_of`]).
+    pub fn group_of_slice(&self) -> &[u32] {
+        &self.group_of
+    }
+
     /// The group whose SID has `key`, if any item has that SID.
     pub fn find(&self, key: SidKey) -> Option<u32> {
         self.keys.binary_search(&key).ok().map(|g| g as u32)
@@ -121,21 +186,20 @@ impl Collisions {
 
     /// Runs of groups sharing their first `depth` codes, in SID order.
     pub fn runs_at_depth(&self, depth: usize) -> Vec<PrefixGroup> {
-        let mut runs = Vec::new();
-        let mut first = 0u32;
-        for g in 1..=self.n_groups() {
-            let boundary = g == self.n_groups()
-                || sid::prefix_key(self.keys[g], self.n_levels, depth)
-                    != sid::prefix_key(self.keys[g - 1], self.n_levels, depth);
-            if boundary {
-                runs.push(PrefixGroup {
-                    first_group: first,
-                    end_group: g as u32,
-                });
-                first = g as u32;
-            }
-        }
-        runs
+        let prefix = |g: usize| sid::prefix_key(self.keys[g], self.n_levels, depth);
+        let mut bounds: Vec<u32> = (0..self.n_groups())
+            .into_par_iter()
+            .filter(|&g| g == 0 || prefix(g) != prefix(g - 1))
+            .map(|g| g as u32)
+            .collect();
+        bounds.push(self.n_groups() as u32);
+        bounds
+            .windows(2)
+            .map(|w| PrefixGroup {
+                first_group: w[0],
+                end_group: w[1],
+            })
+            .collect()
     }
 
     /// The item positions of a prefix group, grouped by SID (a SID group's items are contiguous).
@@ -171,43 +235,6 @@ impl Collisions {
             first_group: first as u32,
             end_group: end as u32,
         }
-    }
-}
-
-/// Item positions sorted by (SID, position). Keys are packed as tightly as V allows so that
-/// the common case sorts plain `u64`s.
-fn sorted_positions(index: &SidIndex) -> Vec<u32> {
-    let n = index.n_items();
-    let bits_per_level =
-        usize::BITS as usize - (index.codebook_size().max(2) - 1).leading_zeros() as usize;
-    let key_bits = bits_per_level * index.n_levels();
-    let compact = |p: usize| -> u128 {
-        index
-            .codes(p)
-            .iter()
-            .fold(0u128, |k, &c| (k << bits_per_level) | u128::from(c))
-    };
-    if key_bits + 32 <= 64 {
-        let mut v: Vec<u64> = (0..n)
-            .into_par_iter()
-            .map(|p| ((compact(p) as u64) << 32) | p as u64)
-            .collect();
-        v.par_sort_unstable();
-        v.into_iter().map(|x| x as u32).collect()
-    } else if key_bits + 32 <= 128 {
-        let mut v: Vec<u128> = (0..n)
-            .into_par_iter()
-            .map(|p| (compact(p) << 32) | p as u128)
-            .collect();
-        v.par_sort_unstable();
-        v.into_iter().map(|x| x as u32).collect()
-    } else {
-        let mut v: Vec<(SidKey, u32)> = (0..n)
-            .into_par_iter()
-            .map(|p| (index.key(p), p as u32))
-            .collect();
-        v.par_sort_unstable();
-        v.into_iter().map(|(_, p)| p).collect()
     }
 }
 
@@ -255,5 +282,53 @@ mod tests {
         assert_eq!(c.n_groups(), 2);
         assert_eq!(c.items(0), &[1]);
         assert_eq!(c.items(1), &[0, 2]);
+    }
+
+    #[test]
+    fn groups_equal_a_naive_grouping_for_every_key_width() {
+        // Narrow keys (u64 sort), wide keys (u128 sort) and 8 levels of 16 bits (pairs).
+        for (n_levels, v, seed) in [(4, 5, 1), (4, 60000, 2), (8, 3, 3), (8, 60000, 4)] {
+            let mut rng = crate::random::SeededRng::new(seed);
+            let items: Vec<Vec<u16>> = (0..3000)
+                .map(|_| {
+                    let mut codes: Vec<u16> = (0..n_levels).map(|_| rng.below(3) as u16).collect();
+                    codes[0] = if rng.below(2) == 0 { v - 1 } else { 0 };
+                    codes
+                })
+                .collect();
+            let text = items
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("\"{i}\": {c:?}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let c = Collisions::new(&index(&format!("{{{text}}}")));
+            let mut naive: std::collections::BTreeMap<&[u16], Vec<u32>> = Default::default();
+            for (p, codes) in items.iter().enumerate() {
+                naive.entry(codes).or_default().push(p as u32);
+            }
+            assert_eq!(c.n_groups(), naive.len());
+            for (g, (codes, members)) in naive.iter().enumerate() {
+                assert_eq!(c.items(g as u32), members.as_slice());
+                assert_eq!(c.find(sid::sid_key(codes)), Some(g as u32));
+                assert!(members.iter().all(|&p| c.group_of(p as usize) == g as u32));
+            }
+            for depth in 0..n_levels {
+                let runs: Vec<u32> = c
+                    .runs_at_depth(depth)
+                    .iter()
+                    .map(|r| c.prefix_size(*r))
+                    .collect();
+                let mut by_prefix: std::collections::BTreeMap<&[u16], u32> = Default::default();
+                for codes in &items {
+                    *by_prefix.entry(&codes[..depth]).or_default() += 1;
+                }
+                assert_eq!(
+                    runs,
+                    by_prefix.into_values().collect::<Vec<_>>(),
+                    "depth {depth}"
+                );
+            }
+        }
     }
 }

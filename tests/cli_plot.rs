@@ -29,14 +29,22 @@ fn svg(args: &[&str]) -> String {
 #[test]
 fn inflation_figure() {
     let s = svg(&["plot", "inflation", "demo_data", "-q"]);
-    assert!(s.contains("rkmeans_v32_native") && s.contains("Pearson r = 0.987"));
+    assert!(s.contains("rkmeans_v32_native") && s.contains("Pearson r = 0.985"));
     insta::assert_snapshot!("plot_inflation", s);
 }
 
 #[test]
 fn ranks_figure() {
     let s = svg(&["plot", "ranks", "demo_data", "--k", "5", "-q"]);
-    assert!(s.contains("3 pair(s)") && s.contains("0.0817"));
+    let out = sidlens(&["compare", "demo_data", "--k", "5", "--json", "-q"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let zcr = &doc["rows"][2];
+    assert_eq!(zcr["name"], "rkmeans_v64_zcr");
+    let item_hit = format!("{:.4}", zcr["metrics"]["ItemHit@5"].as_f64().unwrap());
+    assert!(
+        s.contains("3 pair(s)") && s.contains(&item_hit),
+        "{item_hit}"
+    );
     insta::assert_snapshot!("plot_ranks", s);
 }
 

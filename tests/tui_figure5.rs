@@ -28,6 +28,12 @@ fn press(app: &mut App, c: char) {
     }
 }
 
+fn key(app: &mut App, code: KeyCode) {
+    if let Some(action) = keys::map(app.mode, app.focus, KeyEvent::new(code, KeyModifiers::NONE)) {
+        app.update(action);
+    }
+}
+
 fn scatter(width: u16, height: u16) -> App {
     let mut app = loaded(width, height);
     while app.focus != Pane::Scatter {
@@ -145,6 +151,51 @@ fn tightest_groups_are_the_smallest_mean_distance_of_three_or_more() {
     assert_eq!(spreads.tightest, want);
     press(&mut app, 't');
     assert!(!app.tightest);
+}
+
+#[test]
+fn enter_opens_the_tightest_group_the_legend_points_at() {
+    let mut app = scatter(80, 24);
+    let largest = app.selected_row().unwrap().group;
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.focus,
+        Pane::Detail,
+        "without t, Enter opens the selected group"
+    );
+    assert_eq!(app.selected_row().unwrap().group, largest);
+    key(&mut app, KeyCode::Esc);
+    while app.focus != Pane::Scatter {
+        app.update(tui::action::Action::NextPane);
+    }
+    press(&mut app, 't');
+    let tight = app.spreads.clone().unwrap().tightest.clone();
+    assert_eq!(tight.len(), 2, "the fixture has two groups of 3+ items");
+    assert_ne!(tight[0], largest, "the tightest group is not the largest");
+    assert_eq!(app.tight_group(), Some(tight[0]));
+    assert!(screen(&app).contains("▸■1 "), "{}", screen(&app));
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.tight_group(), Some(tight[1]));
+    assert_eq!(app.selected_row().unwrap().group, tight[1], "↓ selects it");
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.tight_group(), Some(tight[1]), "the last stays");
+    key(&mut app, KeyCode::Up);
+    insta::assert_snapshot!("figure5_pointed_80x24", draw(&app).backend());
+    let text = screen(&app);
+    assert!(text.contains("▸■1 ") && !text.contains("▸■2"), "{text}");
+    // The list moved elsewhere: Enter still opens the group ▸ marks, not the selected one.
+    app.update(tui::action::Action::PrevPane);
+    while app.focus != Pane::Groups {
+        app.update(tui::action::Action::NextPane);
+    }
+    app.update(tui::action::Action::Bottom);
+    assert_ne!(app.selected_row().unwrap().group, tight[0]);
+    while app.focus != Pane::Scatter {
+        app.update(tui::action::Action::NextPane);
+    }
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    assert_eq!(app.selected_row().unwrap().group, tight[0]);
 }
 
 #[test]

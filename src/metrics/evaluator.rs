@@ -222,10 +222,11 @@ impl<'a> Evaluator<'a> {
             .and_then(|id| self.index.ids().position(id));
         if let Some(p) = item_pos {
             prefetch(&self.index.codes(p)[0]);
+            prefetch(&self.collisions.group_of_slice()[p]);
         }
-        let item_group = item_pos.map(|p| self.collisions.group_of(p));
         score_order(rec.scores(), beams.len(), &mut s.order);
         self.lookup.probe_all(&s.probes, &mut s.found);
+        let item_group = item_pos.map(|p| self.collisions.group_of(p));
 
         let mut anomalies = Anomalies {
             listed: beams.len() as u64,
@@ -270,9 +271,16 @@ impl<'a> Evaluator<'a> {
             target_item: item_pos.map(|p| p as u32),
             ..UserOutcome::default()
         };
+        let target_key: Option<(u32, u128)>;
         match self.compat {
             Compat::Faithful => {
-                let group = item_group.or_else(|| rec.target().and_then(|t| self.group_of_sid(t)));
+                target_key = match (item_group, item_sid) {
+                    (Some(g), Some(BeamSid::Codes { key, .. })) => {
+                        self.lookup.pack(key).map(|packed| (g, packed))
+                    }
+                    _ => rec.target().and_then(|t| self.group_and_key(t)),
+                };
+                let group = target_key.map(|(g, _)| g);
                 outcome.target_group = group;
                 if let Some(g) = group
                     && let Some(r) = s.cleaned.iter().position(|c| c.group == g)
@@ -286,7 +294,8 @@ impl<'a> Evaluator<'a> {
             }
             Compat::CcePy => {
                 let target = rec.target().or(item_sid);
-                outcome.target_group = target.and_then(|t| self.group_of_sid(t));
+                target_key = target.and_then(|t| self.group_and_key(t));
+                outcome.target_group = target_key.map(|(g, _)| g);
                 if let Some(target) = target {
                     self.reference_ranks(rec, target, outcome.target_group, s, &mut outcome);
                 }
@@ -295,7 +304,7 @@ impl<'a> Evaluator<'a> {
         if outcome.target_group.is_none() {
             anomalies.unknown_targets += 1;
         }
-        outcome.prefix_ranks = self.prefix_ranks(&s.cleaned, outcome.target_group);
+        outcome.prefix_ranks = self.prefix_ranks(&s.cleaned, target_key.map(|(_, k)| k));
         Scored { outcome, anomalies }
     }
 
@@ -399,22 +408,16 @@ impl<'a> Evaluator<'a> {
 
     /// For depths 1..L−1, the first rank in the cleaned SID list (both semantics: valid SIDs,
     /// first occurrences) sharing the target's first d codes; ranks only grow with depth.
-    fn prefix_ranks(&self, cleaned: &[Found], target_group: Option<u32>) -> Box<[u32]> {
+    /// `target` is the re-packed key of the target's group.
+    fn prefix_ranks(&self, cleaned: &[Found], target: Option<u128>) -> Box<[u32]> {
         let depths = self.index.n_levels().saturating_sub(1);
         let mut ranks = vec![u32::MAX; depths];
-        let Some(g) = target_group else {
+        let Some(target) = target else {
             return ranks.into();
         };
-        let codes_of = |g: u32| self.index.codes(self.collisions.items(g)[0] as usize);
-        let target = codes_of(g);
         let mut reached = 0;
         for (r, f) in cleaned.iter().enumerate() {
-            let common = codes_of(f.group)
-                .iter()
-                .zip(target)
-                .take_while(|(a, b)| a == b)
-                .count()
-                .min(depths);
+            let common = self.lookup.common_levels(f.packed, target).min(depths);
             while reached < common {
                 ranks[reached] = r as u32;
                 reached += 1;
@@ -426,8 +429,9 @@ impl<'a> Evaluator<'a> {
         ranks.into()
     }
 
-    fn group_of_sid(&self, sid: BeamSid) -> Option<u32> {
-        self.lookup.find(sid).map(|f| f.group)
+    /// The group of a beam SID and its re-packed key, when the index has that SID.
+    fn group_and_key(&self, sid: BeamSid) -> Option<(u32, u128)> {
+        self.lookup.find(sid).map(|f| (f.group, f.packed))
     }
 }
 

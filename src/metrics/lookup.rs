@@ -9,11 +9,13 @@ use crate::load::SidIndex;
 use crate::load::beams::BeamSid;
 use crate::sid::SidKey;
 
-/// A beam SID found in the index: its collision group and the group's size.
+/// A beam SID found in the index: its collision group, the group's size, and its re-packed
+/// key, so that prefix comparisons need no further memory access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Found {
     pub(super) group: u32,
     pub(super) size: u32,
+    pub(super) packed: u128,
 }
 
 /// SID → (collision group, group size), as an open-addressing hash table: one cache line per
@@ -65,6 +67,9 @@ struct Bucket<K> {
 
 const EMPTY: u32 = u32::MAX;
 
+/// How many inserts ahead a fill prefetches, so that its random writes overlap.
+const AHEAD: usize = 16;
+
 /// Asks the CPU to start loading `value`'s cache line (a hint; no effect on results).
 #[inline]
 pub(super) fn prefetch<T>(value: &T) {
@@ -81,15 +86,24 @@ pub(super) fn prefetch<T>(value: &T) {
 
 trait SlotKey: Copy + Eq + Default {
     fn hash(self) -> u64;
+    fn widen(self) -> u128;
 }
 
 impl SlotKey for u64 {
+    fn widen(self) -> u128 {
+        u128::from(self)
+    }
+
     fn hash(self) -> u64 {
         (self ^ (self >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 }
 
 impl SlotKey for u128 {
+    fn widen(self) -> u128 {
+        self
+    }
+
     fn hash(self) -> u64 {
         ((self as u64) ^ ((self >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).hash()
     }
@@ -115,13 +129,16 @@ impl<K: SlotKey> Buckets<K> {
         (key.hash() >> self.shift) as usize
     }
 
-    /// Inserts groups `0..n` (`entry(g)` gives the key and size), prefetching a few inserts
-    /// ahead so that the random writes overlap.
+    /// Inserts groups `0..n` (`entry(g)` gives the key and size) on every core: the table
+    /// is cut into regions, each region takes the keys whose home slot is inside it, and a
+    /// probe that runs past its region's end is inserted afterwards, across the boundary.
+    /// Where a key lands differs from one-by-one insertion, but every probe still walks
+    /// full slots from its home to its key, so lookups find the same groups.
     fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync)
     where
         K: Send + Sync,
     {
-        const AHEAD: usize = 16;
+        const REGIONS: usize = 16;
         let this = &*self;
         let entries: Vec<(K, u32, u32)> = (0..n as u32)
             .into_par_iter()
@@ -130,18 +147,76 @@ impl<K: SlotKey> Buckets<K> {
                 (key, size, this.home(key) as u32)
             })
             .collect();
+        let region_len = (self.slots.len() / REGIONS).max(1);
+        let region_of = |g: u32| entries[g as usize].2 as usize / region_len;
+        // The groups by region (a counting sort), each region's in ascending order.
+        let mut ends = vec![0usize; self.slots.len().div_ceil(region_len)];
+        for g in 0..n as u32 {
+            ends[region_of(g)] += 1;
+        }
+        let mut next_free: Vec<usize> = ends
+            .iter()
+            .scan(0, |total, &count| {
+                *total += count;
+                Some(*total - count)
+            })
+            .collect();
+        let mut by_region = vec![0u32; n];
+        for g in 0..n as u32 {
+            let r = region_of(g);
+            by_region[next_free[r]] = g;
+            next_free[r] += 1;
+        }
+        let mut taken = 0;
+        let bounds: Vec<(usize, usize)> = ends
+            .iter()
+            .map(|&count| {
+                taken += count;
+                (taken - count, taken)
+            })
+            .collect();
+        let overflow: Vec<Vec<u32>> = self
+            .slots
+            .par_chunks_mut(region_len)
+            .zip(bounds)
+            .enumerate()
+            .map(|(r, (region, (from, to)))| {
+                let first = r * region_len;
+                let mine = &by_region[from..to];
+                let mut spilled = Vec::new();
+                for (k, &g) in mine.iter().enumerate() {
+                    if let Some(&next) = mine.get(k + AHEAD) {
+                        prefetch(&region[entries[next as usize].2 as usize - first]);
+                    }
+                    let (key, size, home) = entries[g as usize];
+                    let mut i = home as usize - first;
+                    while i < region.len() && region[i].group != EMPTY {
+                        i += 1;
+                    }
+                    match region.get_mut(i) {
+                        Some(slot) => {
+                            *slot = Bucket {
+                                key,
+                                group: g,
+                                size,
+                            }
+                        }
+                        None => spilled.push(g),
+                    }
+                }
+                spilled
+            })
+            .collect();
         let mask = self.slots.len() - 1;
-        for (g, &(key, size, home)) in entries.iter().enumerate() {
-            if let Some(&(_, _, next)) = entries.get(g + AHEAD) {
-                prefetch(&self.slots[next as usize]);
-            }
+        for g in overflow.into_iter().flatten() {
+            let (key, size, home) = entries[g as usize];
             let mut i = home as usize;
             while self.slots[i].group != EMPTY {
                 i = (i + 1) & mask;
             }
             self.slots[i] = Bucket {
                 key,
-                group: g as u32,
+                group: g,
                 size,
             };
         }
@@ -159,6 +234,7 @@ impl<K: SlotKey> Buckets<K> {
                 return Some(Found {
                     group: slot.group,
                     size: slot.size,
+                    packed: key.widen(),
                 });
             }
             i = (i + 1) & mask;
@@ -196,6 +272,23 @@ impl SidLookup {
             Table::Wide(t)
         };
         SidLookup { repack, table }
+    }
+
+    /// A key re-packed as [`Found::packed`] is, or `None` when a code is not below V.
+    pub(super) fn pack(&self, key: SidKey) -> Option<u128> {
+        self.repack.apply(key)
+    }
+
+    /// How many leading codes two re-packed keys share (at most the number of levels).
+    pub(super) fn common_levels(&self, a: u128, b: u128) -> usize {
+        let Repack { n_levels, bits, .. } = self.repack;
+        let differing = a ^ b;
+        if differing == 0 {
+            return usize::from(n_levels);
+        }
+        // Level 0 holds the most significant `bits` of the `n_levels · bits` used.
+        let highest = u128::BITS - 1 - differing.leading_zeros();
+        ((bits * u32::from(n_levels) - 1 - highest) / bits) as usize
     }
 
     /// The repacked key of a beam SID and its home slot, when it can be in the index.
@@ -301,6 +394,69 @@ mod tests {
             lookup.prefetch_all(&beams, &mut probes);
             lookup.probe_all(&probes, &mut out);
             assert_eq!(out, vec![Some(found), None, None]);
+        }
+    }
+
+    #[test]
+    fn common_levels_counts_the_shared_leading_codes() {
+        // Narrow (V = 9, 4 bits) and wide (V = 60001 with L = 5, 16 bits · 5 = 80 bits).
+        for text in [
+            r#"{"0": [1, 8, 3], "1": [1, 8, 4], "2": [1, 0, 3], "3": [3, 8, 3], "4": [0, 0, 0]}"#,
+            r#"{"0": [60000, 1, 2, 3, 4], "1": [60000, 1, 2, 3, 5], "2": [60000, 0, 2, 3, 4],
+                "3": [5, 1, 2, 3, 4], "4": [60000, 1, 9, 3, 4], "5": [60000, 1, 2, 8, 4]}"#,
+        ] {
+            let index = SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap();
+            let collisions = Collisions::new(&index);
+            let lookup = SidLookup::new(&index, &collisions);
+            for a in 0..index.n_items() {
+                for b in 0..index.n_items() {
+                    let expected = index
+                        .codes(a)
+                        .iter()
+                        .zip(index.codes(b))
+                        .take_while(|(x, y)| x == y)
+                        .count();
+                    let packed = |p: usize| lookup.pack(index.key(p)).unwrap();
+                    assert_eq!(
+                        lookup.common_levels(packed(a), packed(b)),
+                        expected,
+                        "{a} {b}"
+                    );
+                    let found = lookup.find(sid(index.codes(b))).unwrap();
+                    assert_eq!(found.packed, packed(b));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_table_filled_in_regions_finds_every_group() {
+        let mut rng = crate::random::SeededRng::new(9);
+        let text = (0..20_000)
+            .map(|i| {
+                let codes: Vec<usize> = (0..4).map(|_| rng.below(12)).collect();
+                format!("\"{i}\": {codes:?}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (lookup, collisions) = lookup(&format!("{{{text}}}"));
+        for g in 0..collisions.n_groups() as u32 {
+            let key = collisions.key(g);
+            let codes: Vec<u16> = (0..4).map(|l| (key >> (16 * (3 - l))) as u16).collect();
+            let found = lookup.find(sid(&codes)).unwrap();
+            assert_eq!((found.group, found.size), (g, collisions.size(g)));
+        }
+        let absent = (0..12u16)
+            .flat_map(|a| (0..12u16).map(move |b| [a, b, 11, 11]))
+            .filter(|c| collisions.find(sid_key(c)).is_none())
+            .count();
+        assert!(absent > 0);
+        for a in 0..12u16 {
+            for b in 0..12u16 {
+                let c = [a, b, 11, 11];
+                let expected = collisions.find(sid_key(&c));
+                assert_eq!(lookup.find(sid(&c)).map(|f| f.group), expected);
+            }
         }
     }
 }

@@ -349,6 +349,9 @@ pub struct App {
     pub space: Space,
     /// Whether the scatter highlights the tightest groups instead of the largest.
     pub tightest: bool,
+    /// Which of the highlighted tightest groups the scatter points at (↑/↓ there step
+    /// through them, Enter opens it).
+    pub tight_at: usize,
     /// How far apart each group's items are in both spaces (tokenizer shown).
     pub spreads: Option<Arc<Spreads>>,
     /// How the scatter is looked at.
@@ -440,6 +443,7 @@ impl App {
             cf_scatter: None,
             space: Space::Textual,
             tightest: false,
+            tight_at: 0,
             spreads: None,
             camera: ScatterCamera {
                 zoom: 1.0,
@@ -1190,6 +1194,7 @@ impl App {
             return;
         }
         self.tightest = !self.tightest;
+        self.tight_at = 0;
         self.camera.colour_by = ColourBy::Collision;
         let (found, min_size) = self
             .spreads
@@ -1197,7 +1202,7 @@ impl App {
             .map_or((0, TIGHTEST_MIN_SIZE), |s| (s.tightest.len(), s.min_size));
         let text = if self.tightest {
             format!(
-                "scatter highlights the {found} tightest groups of at least {min_size} items (mean cosine distance in the text; the detail gives both spaces)"
+                "{found} tightest groups of {min_size}+ items: ↑/↓ step through them, Enter opens the ▸ one"
             )
         } else {
             format!("scatter highlights the {HIGHLIGHTED_GROUPS} largest groups")
@@ -1274,6 +1279,7 @@ impl App {
             return;
         }
         match self.focus {
+            Pane::Scatter if self.tight_groups().is_some() => self.step_tight(delta),
             Pane::Groups | Pane::Scatter => self.move_cursor(delta),
             Pane::Detail => {
                 let most = detail::max_scroll(self);
@@ -1310,6 +1316,66 @@ impl App {
         }
         // The body's length depends on the selected tokenizer's facts: clamp after selecting.
         self.metrics_scroll = scroll.min(metrics::max_scroll(self));
+    }
+
+    /// The tightest groups when the scatter highlights them for the tokenizer shown.
+    pub fn tight_groups(&self) -> Option<&[u32]> {
+        self.spreads
+            .as_ref()
+            .filter(|s| {
+                self.tightest
+                    && self.camera.colour_by == ColourBy::Collision
+                    && s.tokenizer == self.selected
+                    && !s.tightest.is_empty()
+            })
+            .map(|s| s.tightest.as_slice())
+    }
+
+    /// The highlighted tightest group the scatter points at (▸ in its legend).
+    pub fn tight_group(&self) -> Option<u32> {
+        let groups = self.tight_groups()?;
+        groups.get(self.tight_at.min(groups.len() - 1)).copied()
+    }
+
+    /// ↑/↓ in the scatter while the tightest groups are highlighted: the next of them, which
+    /// becomes the selected group so that the detail and the ◉ follow.
+    fn step_tight(&mut self, delta: isize) {
+        let Some(n) = self.tight_groups().map(<[u32]>::len) else {
+            return;
+        };
+        self.tight_at = offset_by(self.tight_at.min(n - 1), delta, n - 1);
+        self.select_tight();
+    }
+
+    /// Selects the tightest group ▸ marks in the group list; false (and a notice) when the
+    /// list does not show it (a search or a minimum size hides it).
+    fn select_tight(&mut self) -> bool {
+        let (Some(group), Some(data)) = (self.tight_group(), self.data().cloned()) else {
+            return false;
+        };
+        let n = self.tight_groups().map_or(1, <[u32]>::len);
+        self.tight_at = self.tight_at.min(n - 1);
+        let rank = self.tight_at + 1;
+        let listed = data.row_of(group).and_then(|r| {
+            let t = &self.tokenizers[self.selected];
+            t.view.order.iter().position(|&x| x == r).map(|p| (r, p))
+        });
+        let Some((r, p)) = listed else {
+            self.say(
+                Level::Warn,
+                format!(
+                    "tightest group {rank} is not in the list: a search or the minimum size hides it (Esc clears the search, m sets the size)"
+                ),
+            );
+            return false;
+        };
+        self.set_cursor(p);
+        self.camera.pick = None;
+        self.say(
+            Level::Info,
+            format!("tightest group {rank}: group #{} selected", r + 1),
+        );
+        true
     }
 
     fn move_cursor(&mut self, delta: isize) {
@@ -1523,6 +1589,11 @@ impl App {
     fn drill(&mut self) {
         match self.focus {
             Pane::Metrics => self.set_focus(Pane::Groups),
+            Pane::Scatter if self.tight_groups().is_some() => {
+                if self.select_tight() {
+                    self.set_focus(Pane::Detail);
+                }
+            }
             _ if self.selected_row().is_some() => self.set_focus(Pane::Detail),
             _ => self.say(Level::Warn, "no collision group selected"),
         }

@@ -43,6 +43,8 @@ pub struct Product {
     pub categories: String,
     /// The family (product line) it belongs to.
     pub family: usize,
+    /// Its place in the line (variant × extra order: Mini before Standard, Black before White).
+    pub variant: usize,
 }
 
 /// A brand's product line: the unit users shop within (another colour of the same filament).
@@ -56,6 +58,11 @@ pub struct Family {
     pub popularity: f64,
     /// Whether the line's listings are copies of one text with a different colour or size.
     pub near_duplicate: bool,
+    /// The product type it is a line of (a position in the catalog's list of types).
+    pub kind: usize,
+    /// Its place among the lines of its product type (brand-major, model-minor), so that the
+    /// same listing of the next brand is one line further.
+    pub line: usize,
 }
 
 /// The whole catalog.
@@ -1111,7 +1118,8 @@ pub fn generate(seed: u64) -> Catalog {
     let mut rng = SeededRng::new(seed);
     let mut drafts: Vec<(Product, usize)> = Vec::new();
     let mut families: Vec<Family> = Vec::new();
-    for kind in KINDS {
+    for (kind_index, kind) in KINDS.iter().enumerate() {
+        let mut lines = 0;
         let mut pool: Vec<&str> = theme_brands(kind.theme)
             .iter()
             .copied()
@@ -1165,6 +1173,7 @@ pub fn generate(seed: u64) -> Catalog {
                             brand: brand.to_string(),
                             categories: kind.category.to_string(),
                             family,
+                            variant: n_kept,
                         };
                         drafts.push((product, family));
                         n_kept += 1;
@@ -1176,7 +1185,10 @@ pub fn generate(seed: u64) -> Catalog {
                         products: Vec::new(),
                         popularity: 0.3 + 1.7 * rng.unit(),
                         near_duplicate: kind.near_duplicate,
+                        kind: kind_index,
+                        line: lines,
                     });
+                    lines += 1;
                 }
             }
         }

@@ -76,7 +76,7 @@ impl Default for DemoConfig {
         let rkmeans = RkMeansConfig::default();
         DemoConfig {
             seed: 2026,
-            n_users: 1200,
+            n_users: 2000,
             embedding: HashedTfidf::default(),
             tokenizers: vec![
                 DemoTokenizer {
@@ -468,8 +468,12 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
         "- `{DATASET}.item.json`: {} made-up workshop, electronics and lab products in product\n  \
          lines (brands x colours, sizes, pack counts), with titles, descriptions, brands and\n  \
          categories (seed {}).\n\
-         - `{DATASET}.inter.json`: {} users, {} interactions; each user follows one or two\n  \
-         projects and often buys several products of one line in a row.\n\
+         - `{DATASET}.inter.json`: {} users, {} interactions. Users are of {} kinds:\n  \
+         {}.\n  \
+         Each follows one or two projects, often buys several products of one line in a row, and\n  \
+         mostly the listings meant for its kind (the next colour or size of a line and the same\n  \
+         listing of the next brand are for another kind), so near-identical listings that\n  \
+         collide in the text are often far apart by interactions (`sidlens cf`).\n\
          - `{DATASET}.emb-{EMBEDDING}.npy`: {} x {} float32 text embeddings of title + description:\n  \
          hashed word, word-bigram and character {}-{}-gram TF-IDF, L2-normalised\n  \
          (`sidlens::generate::text_embedding`). Near-identical listings land close together.\n",
@@ -477,6 +481,8 @@ fn readme(summary: &DemoSummary, config: &DemoConfig) -> String {
         config.seed,
         summary.n_users,
         summary.n_interactions,
+        users::kinds().count(),
+        users::kinds().collect::<Vec<_>>().join(", "),
         summary.n_items,
         config.embedding.dim,
         config.embedding.min_ngram,

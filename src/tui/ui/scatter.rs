@@ -70,6 +70,14 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         frame.render_widget(Paragraph::new(line), bar);
     }
     let side_by_side = panes.len() > 1;
+    if side_by_side {
+        let shared = shared_lines(app, inner);
+        let height = shared.len() as u16;
+        frame.render_widget(
+            Paragraph::new(shared),
+            Rect::new(inner.x, inner.bottom() - height, inner.width, height),
+        );
+    }
     for (space, area) in panes {
         let area = if side_by_side {
             let heading = Line::styled(
@@ -138,16 +146,14 @@ pub fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
     if app.space == Space::Both && inner.width >= MIN_BOTH_WIDTH {
         let left = inner.width.saturating_sub(1) / 2;
         let right = inner.width - left - 1;
+        let height = inner.height - shared_lines(app, inner).len() as u16;
         return (
             None,
             vec![
-                (
-                    Space::Textual,
-                    Rect::new(inner.x, inner.y, left, inner.height),
-                ),
+                (Space::Textual, Rect::new(inner.x, inner.y, left, height)),
                 (
                     Space::Collaborative,
-                    Rect::new(inner.x + left + 1, inner.y, right, inner.height),
+                    Rect::new(inner.x + left + 1, inner.y, right, height),
                 ),
             ],
         );
@@ -164,6 +170,22 @@ pub fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
         inner.height - bar.height,
     );
     (Some(bar), vec![(shown, body)])
+}
+
+/// What goes under both panes side by side (the selected group in both spaces), wrapped to
+/// `inner`'s width and at most a quarter of its height.
+fn shared_lines(app: &App, inner: Rect) -> Vec<Line<'static>> {
+    if !side_by_side(app) {
+        return Vec::new();
+    }
+    let mut lines = wrap::wrap_all(
+        &selected_line(app, Space::Textual)
+            .into_iter()
+            .collect::<Vec<_>>(),
+        inner.width as usize,
+    );
+    lines.truncate(inner.height as usize / 4);
+    lines
 }
 
 /// One space's plot and legend in `area`, or why it is not there yet.
@@ -557,43 +579,19 @@ fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<L
             }
             _ => String::new(),
         };
-        spans.push(Span::styled(format!("■{} ", rank + 1), style));
+        let pointed = tightest && app.tight_group() == Some(key as u32);
+        spans.push(Span::styled(
+            format!("{}■{} ", if pointed { "▸" } else { "" }, rank + 1),
+            style,
+        ));
         spans.push(Span::styled(format!("{name}  "), theme.dim()));
     }
     out.push(Line::from(spans));
     if !compact || space == app.camera_space() {
         out.extend(picked_lines(app, space));
     }
-    if let (Some(row), Some(scatter)) = (app.selected_row(), app.scatter_of(space)) {
-        let shown = scatter
-            .groups
-            .iter()
-            .filter(|g| **g == Some(row.group))
-            .count();
-        let sampled = if shown < row.size {
-            format!(", {shown} of them in the sample")
-        } else {
-            String::new()
-        };
-        let apart = app
-            .spreads
-            .as_ref()
-            .filter(|s| s.tokenizer == app.selected)
-            .and_then(|s| s.by_group.get(&row.group))
-            .map_or(String::new(), |a| match (compact, space) {
-                (false, _) => format!(": {}", apart_text(a)),
-                (true, Space::Collaborative) => a.collaborative.map_or(String::new(), |c| {
-                    format!(", {} apart by interactions", distance(c))
-                }),
-                (true, _) => format!(", textually {} apart", distance(a.textual)),
-            });
-        out.push(Line::styled(
-            format!(
-                "◉ selected group #{}: {} items{sampled}{apart}",
-                row.rank, row.size
-            ),
-            theme.text(),
-        ));
+    if !side_by_side(app) {
+        out.extend(selected_line(app, space));
     }
     let p = &projected.projection;
     let mut facts = Vec::new();
@@ -623,6 +621,38 @@ fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<L
     });
     out.push(Line::styled(fit(&facts.join(" · "), width), theme.dim()));
     out
+}
+
+/// The selected group (`◉`) and how far apart its items are in both spaces, the paper's
+/// explanation of the collision in one line: "textually 0.02 apart, 0.71 apart by
+/// interactions". Side by side it goes once under both panes, so that it reads as one sentence.
+fn selected_line(app: &App, space: Space) -> Option<Line<'static>> {
+    let (row, scatter) = (app.selected_row()?, app.scatter_of(space)?);
+    let shown = scatter
+        .groups
+        .iter()
+        .filter(|g| **g == Some(row.group))
+        .count();
+    let sampled = if shown < row.size {
+        format!(", {shown} of them in the sample")
+    } else {
+        String::new()
+    };
+    let apart = app
+        .spreads
+        .as_ref()
+        .filter(|s| s.tokenizer == app.selected)
+        .and_then(|s| s.by_group.get(&row.group))
+        .map_or(String::new(), |a| format!(": {}", apart_text(a)));
+    Some(Line::styled(
+        format!("◉ group #{} ({} items{sampled}){apart}", row.rank, row.size),
+        app.theme.text(),
+    ))
+}
+
+/// Whether the scatter shows both spaces side by side now.
+fn side_by_side(app: &App) -> bool {
+    app.interactions.is_some() && app.space == Space::Both && room_for_both(app)
 }
 
 /// The picked item (`✚`) and its nearest neighbours (`∘`) in the embedding space, with their
