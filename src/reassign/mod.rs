@@ -553,6 +553,7 @@ fn collisions_left(index: &SidIndex, skipped: &[SkippedGroup]) -> (usize, usize)
 pub fn remedy_totals(index: &SidIndex, remedy: &Remedy) -> ModeTotals {
     let l = index.n_levels();
     let n_reassigned = (0..index.n_items())
+        .into_par_iter()
         .filter(|&p| index.codes(p) != &remedy.codes_of(p)[..l] || remedy.n_levels > l)
         .count();
     let (in_collision, unique) = mql4grec::collision_counts(&remedy.codes, remedy.n_levels);
@@ -562,6 +563,7 @@ pub fn remedy_totals(index: &SidIndex, remedy: &Remedy) -> ModeTotals {
         items_in_collision_after: in_collision,
         duplicates_after: index.n_items() - unique,
         prefixes_changed: (0..index.n_items())
+            .into_par_iter()
             .filter(|&p| index.codes(p)[..l - 1] != remedy.codes_of(p)[..l - 1])
             .count(),
     }

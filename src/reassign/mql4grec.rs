@@ -97,7 +97,9 @@ pub fn run(
     let mut codes = index.all_codes().to_vec();
     // The used SIDs: the index's own (found in `collisions`) and those given out since.
     let mut given: FxHashSet<SidKey> = FxHashSet::default();
-    let mut orders: Vec<Option<Orders>> = (0..index.n_items()).map(|_| None).collect();
+    // Walk orders of the items met in a group so far: `slot_of[p]` indexes `orders`.
+    let mut slot_of: Vec<u32> = vec![u32::MAX; index.n_items()];
+    let mut orders: Vec<Orders> = Vec::new();
     let codewords = LastTwoLevels::new(cost, n_levels);
     let mut passes = 0;
     // A walk that ends on a used SID leaves a collision for the next pass; when none does,
@@ -121,19 +123,20 @@ pub fn run(
             .iter()
             .flatten()
             .copied()
-            .filter(|&p| orders[p as usize].is_none())
+            .filter(|&p| slot_of[p as usize] == u32::MAX)
             .collect();
-        let computed: Vec<(u32, Orders)> = needed
-            .par_iter()
-            .map(|&p| (p, item_orders(index, cost, &codewords, p as usize)))
-            .collect();
-        for (p, o) in computed {
-            orders[p as usize] = Some(o);
+        for (k, &p) in needed.iter().enumerate() {
+            slot_of[p as usize] = (orders.len() + k) as u32;
         }
+        orders.par_extend(
+            needed
+                .par_iter()
+                .map(|&p| item_orders(index, cost, &codewords, p as usize)),
+        );
         let (mut current, mut code) = (vec![0; n_levels], vec![0; n_levels]);
         let mut ranked: Vec<usize> = Vec::new();
         for group in &groups {
-            let of = |p: u32| orders[p as usize].as_ref().expect("computed above");
+            let of = |p: u32| &orders[slot_of[p as usize] as usize];
             ranked.clear();
             ranked.extend(0..group.len());
             ranked.sort_by(|&a, &b| of(group[a]).min_last.total_cmp(&of(group[b]).min_last));
@@ -315,12 +318,16 @@ fn total_order_bits(x: f32) -> u32 {
 /// Items in groups of size > 1 under `codes` (row-major, `n_levels` per item), and the
 /// number of distinct SIDs.
 pub fn collision_counts(codes: &[Code], n_levels: usize) -> (usize, usize) {
-    let mut counts: FxHashMap<SidKey, usize> = FxHashMap::default();
-    for row in codes.chunks_exact(n_levels) {
-        *counts.entry(sid::sid_key(row)).or_default() += 1;
+    let mut keys: Vec<SidKey> = codes.par_chunks_exact(n_levels).map(sid::sid_key).collect();
+    keys.par_sort_unstable();
+    let (mut shared, mut distinct) = (0, 0);
+    for run in keys.chunk_by(|a, b| a == b) {
+        distinct += 1;
+        if run.len() > 1 {
+            shared += run.len();
+        }
     }
-    let shared = counts.values().filter(|&&c| c > 1).sum();
-    (shared, counts.len())
+    (shared, distinct)
 }
 
 #[cfg(test)]
