@@ -58,23 +58,46 @@ fn parse_in_chunks(bytes: &[u8], i: usize, n_chunks: usize) -> Option<FastIndex>
         .collect::<Option<_>>()?;
     let first = &chunks[0];
     let (n_levels, format) = (first.n_levels, first.format);
-    let (mut text, mut ends, mut values, mut codes) = (
-        String::with_capacity(chunks.iter().map(|c| c.text.len()).sum()),
-        Vec::with_capacity(chunks.iter().map(|c| c.ends.len()).sum()),
-        Vec::with_capacity(chunks.iter().map(|c| c.values.len()).sum()),
-        Vec::with_capacity(chunks.iter().map(|c| c.codes.len()).sum()),
-    );
     for (k, c) in chunks.iter().enumerate() {
         let stops_at_next = bounds.get(k + 1).is_none_or(|&(next, _)| c.end == next);
         if c.n_levels != n_levels || c.format != format || !stops_at_next {
             return None;
         }
-        let offset = text.len();
-        text.push_str(&c.text);
-        ends.extend(c.ends.iter().map(|&e| e + offset));
-        values.extend_from_slice(&c.values);
-        codes.extend_from_slice(&c.codes);
     }
+    // The chunks are joined on every core: each copies itself into its own part of the
+    // joined arrays (and frees itself there), so a 10M-item index is not copied by one core.
+    let total = |len: fn(&Chunk) -> usize| chunks.iter().map(len).sum::<usize>();
+    let mut text = vec![0u8; total(|c| c.text.len())];
+    let mut ends = vec![0usize; total(|c| c.ends.len())];
+    let mut values = vec![0u64; total(|c| c.values.len())];
+    let mut codes: Vec<Code> = vec![0; total(|c| c.codes.len())];
+    let mut parts = Vec::with_capacity(chunks.len());
+    let (mut t, mut e, mut v, mut d) = (
+        &mut text[..],
+        &mut ends[..],
+        &mut values[..],
+        &mut codes[..],
+    );
+    let mut offset = 0;
+    for c in chunks {
+        let (t_part, t_rest) = t.split_at_mut(c.text.len());
+        let (e_part, e_rest) = e.split_at_mut(c.ends.len());
+        let (v_part, v_rest) = v.split_at_mut(c.values.len());
+        let (d_part, d_rest) = d.split_at_mut(c.codes.len());
+        (t, e, v, d) = (t_rest, e_rest, v_rest, d_rest);
+        let len = c.text.len();
+        parts.push((c, offset, t_part, e_part, v_part, d_part));
+        offset += len;
+    }
+    parts.into_par_iter().for_each(|(c, offset, t, e, v, d)| {
+        t.copy_from_slice(c.text.as_bytes());
+        for (to, &from) in e.iter_mut().zip(&c.ends) {
+            *to = from + offset;
+        }
+        v.copy_from_slice(&c.values);
+        d.copy_from_slice(&c.codes);
+    });
+    let text = String::from_utf8(text).ok()?;
     let ids = ItemIds::from_arena(text, ends, &values)?;
     Some(FastIndex {
         ids,
