@@ -444,8 +444,9 @@ pub(crate) fn in_id_order(
 ) -> Vec<u32> {
     let mut items = positions.to_vec();
     match integer_ids {
-        Some(keys) => items.sort_unstable_by_key(|&p| keys[p as usize]),
-        None => items.sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize)),
+        // Ids are distinct, so an unstable sort is deterministic.
+        Some(keys) => items.par_sort_unstable_by_key(|&p| keys[p as usize]),
+        None => items.par_sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize)),
     }
     items
 }
