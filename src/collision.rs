@@ -34,8 +34,7 @@ impl Collisions {
     /// Groups the items of `index` by SID.
     pub fn new(index: &SidIndex) -> Self {
         let n_levels = index.n_levels();
-        let bits =
-            usize::BITS as usize - (index.codebook_size().max(2) - 1).leading_zeros() as usize;
+        let bits = sid::bits_per_code(index.codebook_size()) as usize;
         let key_bits = bits * n_levels;
         // The SID of a compact key (`bits` per level) as a `SidKey` (16 bits per level).
         let expand = move |compact: u128| -> SidKey {

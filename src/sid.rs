@@ -28,6 +28,12 @@ pub fn sid_key(codes: &[Code]) -> SidKey {
         .fold(0u128, |key, &c| (key << 16) | SidKey::from(c))
 }
 
+/// The fewest bits that hold every code below `codebook_size` (at least 1), for keys packed
+/// more tightly than [`SidKey`]'s 16 bits per level.
+pub fn bits_per_code(codebook_size: usize) -> u32 {
+    usize::BITS - (codebook_size.max(2) - 1).leading_zeros()
+}
+
 /// The key of the first `depth` codes of a SID whose full key is `key` with `n_levels` levels.
 pub fn prefix_key(key: SidKey, n_levels: usize, depth: usize) -> SidKey {
     let drop = n_levels - depth;

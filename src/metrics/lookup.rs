@@ -149,40 +149,31 @@ impl<K: SlotKey> Buckets<K> {
             .collect();
         let region_len = (self.slots.len() / REGIONS).max(1);
         let region_of = |g: u32| entries[g as usize].2 as usize / region_len;
-        // The groups by region (a counting sort), each region's in ascending order.
-        let mut ends = vec![0usize; self.slots.len().div_ceil(region_len)];
+        // The groups by region (a counting sort), each region's in ascending order:
+        // region r's groups are `by_region[starts[r]..starts[r + 1]]`.
+        let n_regions = self.slots.len().div_ceil(region_len);
+        let mut starts = vec![0usize; n_regions + 1];
         for g in 0..n as u32 {
-            ends[region_of(g)] += 1;
+            starts[region_of(g) + 1] += 1;
         }
-        let mut next_free: Vec<usize> = ends
-            .iter()
-            .scan(0, |total, &count| {
-                *total += count;
-                Some(*total - count)
-            })
-            .collect();
+        for r in 0..n_regions {
+            starts[r + 1] += starts[r];
+        }
+        let mut next_free = starts.clone();
         let mut by_region = vec![0u32; n];
         for g in 0..n as u32 {
             let r = region_of(g);
             by_region[next_free[r]] = g;
             next_free[r] += 1;
         }
-        let mut taken = 0;
-        let bounds: Vec<(usize, usize)> = ends
-            .iter()
-            .map(|&count| {
-                taken += count;
-                (taken - count, taken)
-            })
-            .collect();
         let overflow: Vec<Vec<u32>> = self
             .slots
             .par_chunks_mut(region_len)
-            .zip(bounds)
+            .zip(starts.par_windows(2))
             .enumerate()
-            .map(|(r, (region, (from, to)))| {
+            .map(|(r, (region, bounds))| {
                 let first = r * region_len;
-                let mine = &by_region[from..to];
+                let mine = &by_region[bounds[0]..bounds[1]];
                 let mut spilled = Vec::new();
                 for (k, &g) in mine.iter().enumerate() {
                     if let Some(&next) = mine.get(k + AHEAD) {
@@ -245,7 +236,7 @@ impl<K: SlotKey> Buckets<K> {
 impl SidLookup {
     pub(super) fn new(index: &SidIndex, collisions: &Collisions) -> Self {
         let codebook_size = index.codebook_size() as u32;
-        let bits = u32::BITS - (codebook_size.max(2) - 1).leading_zeros();
+        let bits = crate::sid::bits_per_code(index.codebook_size());
         let n_levels = index.n_levels() as u8;
         let repack = Repack {
             n_levels,
