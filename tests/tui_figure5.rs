@@ -18,7 +18,7 @@ use sidlens::tui;
 use tui::app::App;
 use tui::jobs::{self, JobEvent, Request};
 use tui::keys;
-use tui::layout::Pane;
+use tui::layout::{Pane, inner};
 use tui::spaces::Space;
 
 fn press(app: &mut App, c: char) {
@@ -64,6 +64,65 @@ fn mean_cosine_distance(space: &Latents, rows: &[usize]) -> f64 {
     sum / pairs
 }
 
+/// Two decimals, four below 0.01 (where "0.00" would hide which group is tighter).
+fn shown(d: f64) -> String {
+    if d != 0.0 && d < 0.01 {
+        format!("{d:.4}")
+    } else {
+        format!("{d:.2}")
+    }
+}
+
+/// The rows inside the scatter pane: the plots' rows (under the headings or the tab bar)
+/// and the legend's rows (from the one that starts with the key to the bottom).
+fn plot_and_legend_rows(app: &App, top_rows: u16) -> (Vec<String>, Vec<String>) {
+    let area = inner(app.layout().pane(Pane::Scatter).unwrap());
+    let terminal = draw(app);
+    let buffer = terminal.backend().buffer();
+    let rows: Vec<String> = (area.y + top_rows..area.bottom())
+        .map(|y| {
+            (area.x..area.right())
+                .map(|x| buffer[(x, y)].symbol())
+                .collect()
+        })
+        .collect();
+    let start = rows
+        .iter()
+        .position(|r| r.contains("tightest groups of") || r.contains(" (c):"))
+        .expect("a legend");
+    let legend = rows[start..].to_vec();
+    let mut plot = rows;
+    plot.truncate(start);
+    (plot, legend)
+}
+
+fn braille(c: char) -> bool {
+    ('\u{2800}'..='\u{28ff}').contains(&c)
+}
+
+/// No legend text on the plot rows (only dots, the marks and the group numbers), no dot on
+/// the legend rows, and the plot keeps at least half of the rows.
+fn assert_apart(plot: &[String], legend: &[String]) {
+    for row in plot {
+        assert!(
+            row.chars().all(|c| braille(c) || " ✚∘◉12345".contains(c)),
+            "legend text on a plot row: {row:?}\n{legend:#?}"
+        );
+    }
+    for row in legend {
+        assert!(
+            !row.chars().any(braille),
+            "plot dots on a legend row: {row:?}"
+        );
+    }
+    assert!(
+        plot.len() >= legend.len(),
+        "{} vs {}",
+        plot.len(),
+        legend.len()
+    );
+}
+
 #[test]
 fn tabs_at_80x24() {
     let mut app = scatter(80, 24);
@@ -90,6 +149,7 @@ fn side_by_side_at_200x50() {
     press(&mut app, 'v');
     assert_eq!(app.space, Space::Both);
     press(&mut app, 't');
+    key(&mut app, KeyCode::Down);
     insta::assert_snapshot!("figure5_both_200x50", draw(&app).backend());
     let text = screen(&app);
     assert!(text.contains("textual · t-SNE of latents.npy"), "{text}");
@@ -103,6 +163,74 @@ fn side_by_side_at_200x50() {
 }
 
 #[test]
+fn side_by_side_the_legend_is_one_strip_under_both_plots() {
+    let mut app = scatter(200, 50);
+    press(&mut app, 'v');
+    press(&mut app, 'v');
+    press(&mut app, 't');
+    key(&mut app, KeyCode::Down);
+    let (plot, legend) = plot_and_legend_rows(&app, 1);
+    assert_apart(&plot, &legend);
+    let text = legend.join("\n");
+    assert!(
+        text.contains("mean cosine distance textual / collaborative:"),
+        "{text}"
+    );
+    // Each tightest group once, with its distance in the text and by interactions.
+    let data = app.data().unwrap().clone();
+    let textual = app.projection.ready().unwrap().embeddings.clone();
+    let cf = app.collaborative.ready().unwrap().embeddings.clone();
+    let tight = app.spreads.clone().unwrap().tightest.clone();
+    assert_eq!(tight.len(), 2);
+    for (rank, group) in tight.iter().enumerate() {
+        let row = &data.rows[data.row_of(*group).unwrap()];
+        let rows: Vec<usize> = row.items.iter().map(|i| i.id.parse().unwrap()).collect();
+        let want = format!("■{} #{} {}×", rank + 1, row.rank, row.size);
+        assert_eq!(text.matches(&want).count(), 1, "{want}\n{text}");
+        let apart = format!(
+            "{} / {}",
+            shown(mean_cosine_distance(&textual, &rows)),
+            shown(mean_cosine_distance(&cf, &rows))
+        );
+        assert_eq!(text.matches(&apart).count(), 1, "{apart}\n{text}");
+    }
+    assert_eq!(text.matches("▸■2").count(), 1, "↓ points at the second");
+    for once in ["✚ item", "∘ nearest", "◉ group"] {
+        assert_eq!(text.matches(once).count(), 1, "{once}\n{text}");
+    }
+    assert!(text.contains("\ntextual: all 16 items"), "{text}");
+    assert!(text.contains("\ncollaborative: all 16 items"), "{text}");
+}
+
+#[test]
+fn tabs_keep_the_legend_under_the_plot_in_whole_lines_at_80x24() {
+    let mut app = scatter(80, 24);
+    press(&mut app, 't');
+    key(&mut app, KeyCode::Down);
+    for space in [Space::Textual, Space::Collaborative] {
+        assert_eq!(app.space, space);
+        let (plot, legend) = plot_and_legend_rows(&app, 1);
+        assert_apart(&plot, &legend);
+        let text = legend
+            .iter()
+            .map(|r| r.trim_end())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let apart = sidlens::tui::spaces::apart_text(
+            &app.spreads.as_ref().unwrap().by_group[&app.tight_group().unwrap()],
+        );
+        assert!(text.contains(&apart), "{apart}\n{legend:#?}");
+        assert!(
+            legend
+                .iter()
+                .any(|r| r.starts_with("▸■2 ") || r.contains(" ▸■2 ")),
+            "{legend:#?}"
+        );
+        press(&mut app, 'v');
+    }
+}
+
+#[test]
 fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
     let app = loaded(160, 48);
     let row = app.selected_row().unwrap();
@@ -113,14 +241,6 @@ fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
         cf > textual + 0.3,
         "the fixture's users split the group: {textual} vs {cf}"
     );
-    // Two decimals, four below 0.01 (where "0.00" would hide which group is tighter).
-    let shown = |d: f64| {
-        if d != 0.0 && d < 0.01 {
-            format!("{d:.4}")
-        } else {
-            format!("{d:.2}")
-        }
-    };
     let want = format!(
         "textually {} apart, {} apart by interactions",
         shown(textual),

@@ -1176,7 +1176,7 @@ impl App {
         let hint = if room || self.space == Space::Both {
             String::new()
         } else {
-            " (too narrow for both side by side: the spaces are tabs)".to_string()
+            " (too narrow for side by side: tabs)".to_string()
         };
         self.say(
             Level::Info,

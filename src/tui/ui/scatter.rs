@@ -1,12 +1,13 @@
 //! The t-SNE scatter of item embeddings (braille dots), and of the collaborative space beside
 //! it (the paper's Figure 5), explorable like an embedding projector: zoom and pan, the picked item `✚` with its nearest neighbours `∘` in the full
 //! embedding space, colour by collision group, first-level code or prefix group; the selected
-//! group bright and marked `◉`; a legend, and what was sampled and cached.
+//! group bright and marked `◉`; a legend under the plots, and what was sampled and cached.
 
-use crate::projection::CacheOutcome;
+mod legend;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::canvas::{Canvas, Points};
@@ -14,36 +15,36 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use std::collections::HashMap;
 
-use crate::sid;
-
 use super::super::app::{App, ColourBy, HIGHLIGHTED_GROUPS, Slot};
 use super::super::data::{Projected, prefix_key};
 use super::super::layout::{self, Pane};
-use super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text, distance};
-use super::{fit, pane_block, slot_lines, thousands, wrap};
+use super::super::spaces::Space;
+use super::{fit, pane_block, slot_lines};
 
-/// Draws the scatter pane: one space, or both side by side (tabs when the pane is narrow).
+/// Draws the scatter pane: one space, or both side by side (tabs when the pane is narrow),
+/// with one legend under the plots (never over them).
 ///
 /// ```text
-/// ┏ Scatter · textual │ collaborative ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
-/// ┃ textual · t-SNE of DS.emb.npy        collaborative · DS.inter.json  ┃
-/// ┃   ⠁⠂ ⠄1   ⠈⠐                          ⠠ ⢀  1 ⠁                      ┃
-/// ┃ legend                               legend                         ┃
-/// ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
+/// ┏ Scatter · textual and collaborative space side by side ━━━━━━━━━━━━━━━━┓
+/// ┃textual · t-SNE of DS.emb.npy          collaborative · PPMI + SVD of …  ┃
+/// ┃   ⠁⠂ ⠄1   ⠈⠐                            ⠠ ⢀  1 ⠁                       ┃
+/// ┃5 tightest groups …: ■1 #3 4×title 0.02 / 0.71  ■2 … (each group once)  ┃
+/// ┃✚ picked item · ∘ its nearest · ◉ the selected group · what each rests on┃
+/// ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
 /// ```
 pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let theme = &app.theme;
     let inner = layout::inner(rect);
-    let (tabs, panes) = panes(app, inner);
+    let scene = scene(app, inner);
     // One space shown: its file in the title (the tab bar only says which space it is).
-    let title = match (tabs, panes.as_slice()) {
+    let title = match (scene.tabs, scene.spaces.as_slice()) {
         (_, [_, _]) => Some("· textual and collaborative space side by side".to_string()),
-        (None, [(Space::Textual, _)]) => app
+        (None, [s]) if s.space == Space::Textual => app
             .embeddings
             .as_ref()
             .and_then(|p| p.file_name())
             .map(|f| format!("· t-SNE of {}", f.to_string_lossy())),
-        (_, [(space, _)]) => Some(format!("· {}", space_heading(app, *space))),
+        (_, [s]) => Some(format!("· {}", space_heading(app, s.space))),
         _ => None,
     }
     .map(|t| vec![Span::styled(t, theme.dim())]);
@@ -51,8 +52,8 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         pane_block(app, Pane::Scatter, title.unwrap_or_default()),
         rect,
     );
-    if let Some(bar) = tabs {
-        let shown = panes.first().map_or(Space::Textual, |&(s, _)| s);
+    if let Some(bar) = scene.tabs {
+        let shown = scene.spaces.first().map_or(Space::Textual, |s| s.space);
         let tab = |space: Space| {
             let style = if space == shown {
                 theme.selected()
@@ -69,40 +70,20 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
         ]);
         frame.render_widget(Paragraph::new(line), bar);
     }
-    let side_by_side = panes.len() > 1;
-    if side_by_side {
-        let shared = shared_lines(app, inner);
-        let height = shared.len() as u16;
-        frame.render_widget(
-            Paragraph::new(shared),
-            Rect::new(inner.x, inner.bottom() - height, inner.width, height),
-        );
+    for shown in &scene.spaces {
+        if let Some(heading) = shown.heading {
+            let text = fit(&space_heading(app, shown.space), heading.width as usize);
+            frame.render_widget(Paragraph::new(Line::styled(text, theme.header())), heading);
+        }
+        match shown.projected {
+            Some(projected) => {
+                draw_points(app, shown.space, projected, &scene.top, frame, shown.plot)
+            }
+            None => render_missing(app, frame, shown.space, shown.plot),
+        }
     }
-    for (space, area) in panes {
-        let area = if side_by_side {
-            let heading = Line::styled(
-                fit(&space_heading(app, space), area.width as usize),
-                theme.header(),
-            );
-            frame.render_widget(
-                Paragraph::new(heading),
-                Rect::new(area.x, area.y, area.width, 1),
-            );
-            Rect::new(
-                area.x,
-                area.y + 1,
-                area.width,
-                area.height.saturating_sub(1),
-            )
-        } else {
-            area
-        };
-        render_space(app, frame, space, area);
-    }
+    frame.render_widget(Paragraph::new(scene.legend_lines), scene.legend);
 }
-
-/// Legends narrower than this (side by side) leave out what the other pane already says.
-const COMPACT_LEGEND: usize = 70;
 
 /// The width inside the pane from which both spaces go side by side.
 const MIN_BOTH_WIDTH: u16 = 90;
@@ -138,22 +119,108 @@ fn space_heading(app: &App, space: Space) -> String {
     }
 }
 
+/// Where the scatter pane draws what: rendering draws it and mouse hit-testing reads its
+/// plots, so the two cannot disagree.
+struct Scene<'a> {
+    /// The tab bar, when the spaces are tabs.
+    tabs: Option<Rect>,
+    /// Each space drawn, left to right.
+    spaces: Vec<Shown<'a>>,
+    /// The highlighted categories, the same in every space drawn.
+    top: Vec<(u128, usize)>,
+    /// The legend strip, full width under the plots.
+    legend: Rect,
+    legend_lines: Vec<Line<'static>>,
+}
+
+/// One space drawn: its heading row (side by side), where its points go, and its projection
+/// when it has points (else `plot` says why not).
+struct Shown<'a> {
+    space: Space,
+    heading: Option<Rect>,
+    plot: Rect,
+    projected: Option<&'a Projected>,
+}
+
+/// Lays the pane's inside out: tab bar or headings on top, the plots, and under them the
+/// legend, which takes at most half of the rows below the headings.
+fn scene(app: &App, inner: Rect) -> Scene<'_> {
+    let (tabs, areas) = panes(app, inner);
+    let side_by_side = areas.len() > 1;
+    let mut spaces: Vec<Shown> = areas
+        .into_iter()
+        .map(|(space, area)| {
+            let (heading, plot) = if side_by_side {
+                let rows = area.height.min(1);
+                (
+                    Some(Rect::new(area.x, area.y, area.width, rows)),
+                    Rect::new(area.x, area.y + rows, area.width, area.height - rows),
+                )
+            } else {
+                (None, area)
+            };
+            let projected = match space {
+                Space::Collaborative => &app.collaborative,
+                _ => &app.projection,
+            };
+            let projected = match projected {
+                Slot::Ready(p) if !p.projection.points.is_empty() => Some(p.as_ref()),
+                _ => None,
+            };
+            Shown {
+                space,
+                heading,
+                plot,
+                projected,
+            }
+        })
+        .collect();
+    let drawn: Vec<(Space, &Projected)> = spaces
+        .iter()
+        .filter_map(|s| Some((s.space, s.projected?)))
+        .collect();
+    let top = drawn
+        .first()
+        .map_or_else(Vec::new, |&(space, p)| top(app, space, p));
+    let body = spaces.first().map_or(inner, |s| s.plot);
+    let legend_lines = legend::lines(
+        app,
+        &drawn,
+        &top,
+        inner.width as usize,
+        body.height as usize / 2,
+    );
+    let rows = legend_lines.len() as u16;
+    for s in &mut spaces {
+        s.plot.height -= rows;
+    }
+    Scene {
+        tabs,
+        spaces,
+        top,
+        legend: Rect::new(inner.x, body.bottom() - rows, inner.width, rows),
+        legend_lines,
+    }
+}
+
 /// The tab bar (when the spaces are tabs) and each shown space's area inside the pane.
-pub fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
+fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
     if app.interactions.is_none() {
         return (None, vec![(Space::Textual, inner)]);
     }
     if app.space == Space::Both && inner.width >= MIN_BOTH_WIDTH {
         let left = inner.width.saturating_sub(1) / 2;
         let right = inner.width - left - 1;
-        let height = inner.height - shared_lines(app, inner).len() as u16;
         return (
             None,
             vec![
-                (Space::Textual, Rect::new(inner.x, inner.y, left, height)),
+                (
+                    Space::Textual,
+                    Rect::new(inner.x, inner.y, left, inner.height),
+                ),
                 (
                     Space::Collaborative,
-                    Rect::new(inner.x + left + 1, inner.y, right, height),
+                    Rect::new(inner.x + left + 1, inner.y, right, inner.height),
                 ),
             ],
         );
@@ -172,73 +239,18 @@ pub fn panes(app: &App, inner: Rect) -> (Option<Rect>, Vec<(Space, Rect)>) {
     (Some(bar), vec![(shown, body)])
 }
 
-/// What goes under both panes side by side (the selected group in both spaces), wrapped to
-/// `inner`'s width and at most a quarter of its height.
-fn shared_lines(app: &App, inner: Rect) -> Vec<Line<'static>> {
-    if !side_by_side(app) {
-        return Vec::new();
-    }
-    let mut lines = wrap::wrap_all(
-        &selected_line(app, Space::Textual)
-            .into_iter()
-            .collect::<Vec<_>>(),
-        inner.width as usize,
-    );
-    lines.truncate(inner.height as usize / 4);
-    lines
-}
-
-/// One space's plot and legend in `area`, or why it is not there yet.
-fn render_space(app: &App, frame: &mut Frame, space: Space, area: Rect) {
+/// Why a space has no points to draw yet (loading, missing, failed, or nothing projected).
+fn render_missing(app: &App, frame: &mut Frame, space: Space, area: Rect) {
     let theme = &app.theme;
-    let slot = match space {
-        Space::Collaborative => &app.collaborative,
-        _ => &app.projection,
+    let (slot, what) = match space {
+        Space::Collaborative => (&app.collaborative, "the collaborative space"),
+        _ => (&app.projection, "the projection"),
     };
-    let what = match space {
-        Space::Collaborative => "the collaborative space",
-        _ => "the projection",
+    let lines = match slot {
+        Slot::Ready(p) => vec![Line::styled(p.projection.notes.join("; "), theme.dim())],
+        other => slot_lines(other, what, theme).unwrap_or_default(),
     };
-    let projected = match slot {
-        Slot::Ready(p) => p,
-        other => {
-            let lines = slot_lines(other, what, theme).unwrap_or_default();
-            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
-            return;
-        }
-    };
-    if projected.projection.points.is_empty() {
-        let text = projected.projection.notes.join("; ");
-        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), area);
-        return;
-    }
-    let plot = plot_rect(app, space, projected, area);
-    let legend = legend_lines(app, space, projected, area.width as usize);
-    let below = Rect::new(
-        area.x,
-        plot.bottom(),
-        area.width,
-        area.bottom() - plot.bottom(),
-    );
-    draw_points(app, space, projected, frame, plot);
-    frame.render_widget(Paragraph::new(legend), below);
-}
-
-/// The legend wrapped to `width`.
-fn legend_lines(
-    app: &App,
-    space: Space,
-    projected: &Projected,
-    width: usize,
-) -> Vec<Line<'static>> {
-    wrap::wrap_all(&legend(app, space, projected, width), width)
-}
-
-/// Where the points go inside a space's area: the area minus the legend (at most half).
-fn plot_rect(app: &App, space: Space, projected: &Projected, area: Rect) -> Rect {
-    let lines = legend_lines(app, space, projected, area.width as usize).len() as u16;
-    let legend = lines.min(area.height / 2);
-    Rect::new(area.x, area.y, area.width, area.height - legend)
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
 
 /// The extent of all points, with a 2 % margin.
@@ -280,28 +292,10 @@ fn plots(app: &App) -> Vec<(Space, Rect, &Projected)> {
     let Some(rect) = app.layout().pane(Pane::Scatter) else {
         return Vec::new();
     };
-    let (_, panes) = panes(app, layout::inner(rect));
-    let side_by_side = panes.len() > 1;
-    panes
+    scene(app, layout::inner(rect))
+        .spaces
         .into_iter()
-        .filter_map(|(space, area)| {
-            let projected = app.projection_of(space)?;
-            let area = if side_by_side {
-                Rect::new(
-                    area.x,
-                    area.y + 1,
-                    area.width,
-                    area.height.saturating_sub(1),
-                )
-            } else {
-                area
-            };
-            Some((
-                space,
-                plot_rect(app, space, projected, area),
-                projected.as_ref(),
-            ))
-        })
+        .filter_map(|s| Some((s.space, s.plot, s.projected?)))
         .collect()
 }
 
@@ -354,52 +348,53 @@ struct Layers {
     selected: Vec<(f64, f64)>,
 }
 
-/// The category colouring a point in the current mode (collision groups are ranked by size
-/// in the library's order; codes and prefixes by how many points they hold).
-fn categories(
-    app: &App,
-    space: Space,
-    projected: &Projected,
-) -> (Vec<Option<u128>>, Vec<(u128, usize)>) {
+/// The category of each point of `space` in the current colouring (its collision group,
+/// first-level code or prefix group), `None` where the point has none.
+fn keys(app: &App, space: Space, projected: &Projected) -> Vec<Option<u128>> {
     let n = projected.projection.points.len();
-    let Some(view) = app
-        .scatter_of(space)
-        .filter(|s| s.tokenizer == app.selected && s.positions.len() == n)
-    else {
-        return (vec![None; n], Vec::new());
+    let (Some(view), Some(data)) = (
+        app.scatter_of(space)
+            .filter(|s| s.tokenizer == app.selected && s.positions.len() == n),
+        app.data(),
+    ) else {
+        return vec![None; n];
     };
-    let data = app.data();
-    let key = |i: usize| -> Option<u128> {
-        let data = data?;
-        match app.camera.colour_by {
+    (0..n)
+        .map(|i| match app.camera.colour_by {
             ColourBy::Collision => view.groups[i].map(u128::from),
             ColourBy::FirstCode => Some(u128::from(data.index.codes(view.positions[i]?)[0])),
             ColourBy::Prefix => Some(prefix_key(data.index.codes(view.positions[i]?))),
-        }
-    };
-    let keys: Vec<Option<u128>> = (0..n).map(key).collect();
+        })
+        .collect()
+}
+
+/// The highlighted categories with their sizes, rank first: collision groups ranked by size
+/// in the library's order (or the tightest, with `t`); codes and prefixes by how many points
+/// of `space` (the first space drawn) they hold, so that both spaces side by side colour the
+/// same categories alike.
+fn top(app: &App, space: Space, projected: &Projected) -> Vec<(u128, usize)> {
     let tightest = app
         .spreads
         .as_ref()
         .filter(|s| app.tightest && s.tokenizer == app.selected);
-    let top: Vec<(u128, usize)> = match (app.camera.colour_by, data) {
-        (ColourBy::Collision, Some(d)) if tightest.is_some() => tightest
-            .map(|s| {
-                s.tightest
-                    .iter()
-                    .map(|&g| (u128::from(g), d.collisions.size(g) as usize))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        (ColourBy::Collision, Some(d)) => d
-            .rows
-            .iter()
-            .take(HIGHLIGHTED_GROUPS)
-            .map(|r| (u128::from(r.group), r.size))
-            .collect(),
+    match (app.camera.colour_by, app.data()) {
+        (ColourBy::Collision, Some(d)) => match tightest {
+            Some(s) => s
+                .tightest
+                .iter()
+                .map(|&g| (u128::from(g), d.collisions.size(g) as usize))
+                .collect(),
+            None => d
+                .rows
+                .iter()
+                .take(HIGHLIGHTED_GROUPS)
+                .map(|r| (u128::from(r.group), r.size))
+                .collect(),
+        },
+        (ColourBy::Collision, None) => Vec::new(),
         _ => {
             let mut counts: HashMap<u128, usize> = HashMap::new();
-            for k in keys.iter().flatten() {
+            for k in keys(app, space, projected).iter().flatten() {
                 *counts.entry(*k).or_default() += 1;
             }
             let mut counts: Vec<(u128, usize)> = counts.into_iter().collect();
@@ -407,11 +402,10 @@ fn categories(
             counts.truncate(HIGHLIGHTED_GROUPS);
             counts
         }
-    };
-    (keys, top)
+    }
 }
 
-fn layers(app: &App, space: Space, projected: &Projected) -> Layers {
+fn layers(app: &App, space: Space, projected: &Projected, top: &[(u128, usize)]) -> Layers {
     let mut out = Layers {
         dim: Vec::new(),
         ranked: vec![Vec::new(); HIGHLIGHTED_GROUPS],
@@ -422,7 +416,7 @@ fn layers(app: &App, space: Space, projected: &Projected) -> Layers {
         .scatter_of(space)
         .filter(|s| s.tokenizer == app.selected && s.groups.len() == points.len());
     let selected = app.selected_row().map(|r| r.group);
-    let (keys, top) = categories(app, space, projected);
+    let keys = keys(app, space, projected);
     for (i, p) in points.iter().enumerate() {
         let xy = (p[0], p[1]);
         let group = groups.and_then(|g| g.groups[i]);
@@ -448,11 +442,18 @@ fn centroid(points: &[(f64, f64)]) -> Option<(f64, f64)> {
     })
 }
 
-fn draw_points(app: &App, space: Space, projected: &Projected, frame: &mut Frame, plot: Rect) {
+fn draw_points(
+    app: &App,
+    space: Space,
+    projected: &Projected,
+    top: &[(u128, usize)],
+    frame: &mut Frame,
+    plot: Rect,
+) {
     let theme = &app.theme;
     let points = &projected.projection.points;
     let (x_bounds, y_bounds) = view_bounds(app, space, projected);
-    let layers = layers(app, space, projected);
+    let layers = layers(app, space, projected, top);
     let picked = app.picked_point(space).and_then(|i| points.get(i).copied());
     let view = app.scatter_of(space);
     let neighbours: Vec<[f64; 2]> = match (&app.camera.neighbours, view) {
@@ -510,197 +511,4 @@ fn draw_points(app: &App, space: Space, projected: &Projected, frame: &mut Frame
             }
         });
     frame.render_widget(canvas, plot);
-}
-
-/// One line per highlighted group (colour, rank, size, first title), the selected group, and
-/// what the projection rests on (sample, method, cache).
-fn legend(app: &App, space: Space, projected: &Projected, width: usize) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let mut out = Vec::new();
-    let (_, top) = categories(app, space, projected);
-    let tightest = app.tightest && app.camera.colour_by == ColourBy::Collision;
-    let heading = if tightest {
-        format!(
-            "{} tightest groups of {}+ items (t), mean cosine distance here: ",
-            top.len(),
-            app.spreads
-                .as_ref()
-                .map_or(TIGHTEST_MIN_SIZE, |s| s.min_size)
-        )
-    } else {
-        format!("by {} (c): ", app.camera.colour_by.label())
-    };
-    let compact = width < COMPACT_LEGEND;
-    let mut spans = vec![Span::styled(heading, theme.dim())];
-    for (rank, &(key, count)) in top.iter().enumerate() {
-        let colour = theme.group_colour(rank);
-        let style = if colour == Color::Reset {
-            theme.text()
-        } else {
-            Style::new().fg(colour)
-        };
-        let name = match (app.camera.colour_by, app.data()) {
-            (ColourBy::Collision, Some(d)) => {
-                let row = d.row_of(key as u32).map(|r| &d.rows[r]);
-                let title = row
-                    .and_then(|r| r.items.first().and_then(|i| i.title.clone()))
-                    .or_else(|| row.map(|r| r.sid.clone()))
-                    .unwrap_or_default();
-                let apart = app
-                    .spreads
-                    .as_ref()
-                    .filter(|_| tightest)
-                    .and_then(|s| s.by_group.get(&(key as u32)))
-                    .and_then(|a| match space {
-                        Space::Collaborative => a.collaborative,
-                        _ => Some(a.textual),
-                    })
-                    .map_or(String::new(), |d| format!(" {}", distance(d)));
-                format!(
-                    "{count}×{}{apart}",
-                    fit(&title, if compact { 12 } else { 18 })
-                )
-            }
-            (ColourBy::FirstCode, _) => {
-                format!("{} {count}", sid::format_token(0, key as sid::Code))
-            }
-            (ColourBy::Prefix, Some(d)) => {
-                let codes = app
-                    .scatter
-                    .as_ref()
-                    .and_then(|v| {
-                        v.positions.iter().flatten().find_map(|&p| {
-                            let c = d.index.codes(p);
-                            (prefix_key(c) == key).then(|| c[..c.len() - 1].to_vec())
-                        })
-                    })
-                    .unwrap_or_default();
-                format!("{} {count}", sid::format_sid(&codes))
-            }
-            _ => String::new(),
-        };
-        let pointed = tightest && app.tight_group() == Some(key as u32);
-        spans.push(Span::styled(
-            format!("{}■{} ", if pointed { "▸" } else { "" }, rank + 1),
-            style,
-        ));
-        spans.push(Span::styled(format!("{name}  "), theme.dim()));
-    }
-    out.push(Line::from(spans));
-    if !compact || space == app.camera_space() {
-        out.extend(picked_lines(app, space));
-    }
-    if !side_by_side(app) {
-        out.extend(selected_line(app, space));
-    }
-    let p = &projected.projection;
-    let mut facts = Vec::new();
-    if app.camera.zoom > 1.0 {
-        facts.push(format!(
-            "zoom ×{} (+/- zoom, S-arrows pan, 0 all)",
-            app.camera.zoom
-        ));
-    }
-    if p.is_sample() {
-        facts.push(format!(
-            "sample of {} of {} items, always keeping the {} items of the {} largest groups",
-            thousands(p.rows.len()),
-            thousands(p.total_rows),
-            thousands(projected.must_include),
-            HIGHLIGHTED_GROUPS
-        ));
-    } else {
-        facts.push(format!("all {} items", thousands(p.rows.len())));
-    }
-    facts.extend(p.notes.iter().filter(|n| !n.contains("sample")).cloned());
-    facts.push(match &projected.cache {
-        Some(CacheOutcome::Hit(_)) => "from the cache".into(),
-        Some(CacheOutcome::Stored(_)) => "computed and cached".into(),
-        Some(CacheOutcome::NotStored(why)) => format!("not cached: {why}"),
-        None => "cache off".into(),
-    });
-    out.push(Line::styled(fit(&facts.join(" · "), width), theme.dim()));
-    out
-}
-
-/// The selected group (`◉`) and how far apart its items are in both spaces, the paper's
-/// explanation of the collision in one line: "textually 0.02 apart, 0.71 apart by
-/// interactions". Side by side it goes once under both panes, so that it reads as one sentence.
-fn selected_line(app: &App, space: Space) -> Option<Line<'static>> {
-    let (row, scatter) = (app.selected_row()?, app.scatter_of(space)?);
-    let shown = scatter
-        .groups
-        .iter()
-        .filter(|g| **g == Some(row.group))
-        .count();
-    let sampled = if shown < row.size {
-        format!(", {shown} of them in the sample")
-    } else {
-        String::new()
-    };
-    let apart = app
-        .spreads
-        .as_ref()
-        .filter(|s| s.tokenizer == app.selected)
-        .and_then(|s| s.by_group.get(&row.group))
-        .map_or(String::new(), |a| format!(": {}", apart_text(a)));
-    Some(Line::styled(
-        format!("◉ group #{} ({} items{sampled}){apart}", row.rank, row.size),
-        app.theme.text(),
-    ))
-}
-
-/// Whether the scatter shows both spaces side by side now.
-fn side_by_side(app: &App) -> bool {
-    app.interactions.is_some() && app.space == Space::Both && room_for_both(app)
-}
-
-/// The picked item (`✚`) and its nearest neighbours (`∘`) in the embedding space, with their
-/// SIDs, marking those that share its SID.
-fn picked_lines(app: &App, space: Space) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let (Some(data), Some(position)) = (app.data(), app.picked_position()) else {
-        return Vec::new();
-    };
-    let id = data.index.id(position).to_string();
-    let title = app
-        .items
-        .ready()
-        .and_then(|t| t.title(&id))
-        .map_or(String::new(), |t| format!(" {}", fit(t, 30)));
-    let mut out = vec![Line::styled(
-        format!("✚ item {id}{title} {}", data.index.sid_string(position)),
-        theme.text(),
-    )];
-    let Some(n) = &app.camera.neighbours else {
-        return out;
-    };
-    if n.position != position || n.space != app.camera_space() || space != n.space {
-        return out;
-    }
-    let near = &n.near;
-    let own = data.index.key(position);
-    let heading = match n.space {
-        Space::Collaborative => "∘ nearest by interactions: ",
-        _ => "∘ nearest: ",
-    };
-    let mut spans = vec![Span::styled(heading, theme.dim())];
-    for (n, &(p, d)) in near.iter().enumerate() {
-        let same = data.index.key(p) == own;
-        let sid = if same {
-            "same SID".to_string()
-        } else {
-            data.index.sid_string(p)
-        };
-        spans.push(Span::styled(
-            format!("{}{} ", if n > 0 { "· " } else { "" }, data.index.id(p)),
-            theme.text(),
-        ));
-        spans.push(Span::styled(
-            format!("{sid} d={d:.3} "),
-            if same { theme.warn() } else { theme.dim() },
-        ));
-    }
-    out.push(Line::from(spans));
-    out
 }
