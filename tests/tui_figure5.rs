@@ -226,6 +226,28 @@ fn tabs_keep_the_legend_under_the_plot_in_whole_lines_at_80x24() {
                 .any(|r| r.starts_with("▸■2 ") || r.contains(" ▸■2 ")),
             "{legend:#?}"
         );
+        // Each group's entry whole on one row: its colour and its distance in this space.
+        let embeddings = match space {
+            Space::Collaborative => app.collaborative.ready().unwrap().embeddings.clone(),
+            _ => app.projection.ready().unwrap().embeddings.clone(),
+        };
+        let data = app.data().unwrap().clone();
+        for (rank, group) in app.spreads.clone().unwrap().tightest.iter().enumerate() {
+            let row = &data.rows[data.row_of(*group).unwrap()];
+            let rows: Vec<usize> = row.items.iter().map(|i| i.id.parse().unwrap()).collect();
+            let mark = format!("■{} ", rank + 1);
+            let d = format!(" {}", shown(mean_cosine_distance(&embeddings, &rows)));
+            assert!(
+                legend
+                    .iter()
+                    .any(|r| r.split(&mark).nth(1).is_some_and(|entry| entry
+                        .split('■')
+                        .next()
+                        .unwrap()
+                        .contains(&d))),
+                "{mark}…{d} on one row\n{legend:#?}"
+            );
+        }
         press(&mut app, 'v');
     }
 }
