@@ -87,22 +87,21 @@ fn scaled_rows(
     n: usize,
     k: usize,
 ) -> (Vec<f64>, Array2<f32>) {
-    let kept = values.len();
-    let mut largest = vec![(0.0f64, 0.0f64); kept];
+    let mut largest = vec![0.0f64; values.len()];
     for row in u.rows() {
         for (best, &v) in largest.iter_mut().zip(row) {
-            if v.abs() > best.0 {
-                *best = (v.abs(), v);
+            if v.abs() > best.abs() {
+                *best = v;
             }
         }
     }
-    let mut sigma = vec![0.0; k];
-    let mut factor = vec![(1.0, 0.0); k];
-    for col in 0..kept {
-        let sign = if largest[col].1 < 0.0 { -1.0 } else { 1.0 };
-        sigma[col] = values[col].abs();
-        factor[col] = (sign, sigma[col].sqrt());
-    }
+    let mut sigma: Vec<f64> = values.iter().map(|v| v.abs()).collect();
+    let factor: Vec<(f64, f64)> = largest
+        .iter()
+        .zip(&sigma)
+        .map(|(&best, s)| (if best < 0.0 { -1.0 } else { 1.0 }, s.sqrt()))
+        .collect();
+    sigma.resize(k, 0.0);
     let mut vectors = Array2::<f32>::zeros((n, k));
     let mut target_of = vec![usize::MAX; n];
     for (i, &r) in active.iter().enumerate() {

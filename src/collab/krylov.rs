@@ -137,6 +137,20 @@ fn by_magnitude(values: &[f64]) -> Vec<usize> {
     order
 }
 
+/// The eigen-decomposition of the projected matrix, and how far its wanted pairs are.
+struct RitzPairs {
+    /// Eigenvalues of the projected matrix.
+    values: Vec<f64>,
+    /// Row `i`: the eigenvector of `values[i]` in basis coordinates.
+    vectors: Array2<f64>,
+    /// Indices into `values` by decreasing magnitude.
+    order: Vec<usize>,
+    /// Wanted pairs converged, counted from the largest.
+    converged: usize,
+    /// Largest residual among the wanted pairs.
+    worst: f64,
+}
+
 struct BlockLanczos<'a> {
     a: &'a Csr,
     k: usize,
@@ -181,7 +195,7 @@ impl<'a> BlockLanczos<'a> {
         loop {
             let mut blocks = 0;
             // Extend the basis block by block; `next` and `coupling` continue the last block.
-            let (values, vectors, order, residuals, coupling, next) = loop {
+            let (pairs, coupling, next) = loop {
                 let (next, coupling) = self.extend(done, cols)?;
                 check_cancelled(progress)?;
                 blocks += 1;
@@ -191,18 +205,13 @@ impl<'a> BlockLanczos<'a> {
                         && self.config.check_every > 0
                         && blocks % self.config.check_every == 0)
                 {
-                    let (values, vectors) =
-                        symmetric_eigen(&self.h.slice(s![..cols, ..cols]).to_owned())?;
-                    let order = by_magnitude(&values);
-                    let residuals =
-                        self.residuals(&values, &vectors, &order, done, cols, &coupling);
-                    let converged = converged_count(&residuals[..self.k], self.config.tolerance);
-                    if converged > reported {
-                        progress.advance((converged - reported) as u64);
-                        reported = converged;
+                    let pairs = self.ritz_pairs(done, cols, &coupling)?;
+                    if pairs.converged > reported {
+                        progress.advance((pairs.converged - reported) as u64);
+                        reported = pairs.converged;
                     }
-                    if full || converged == self.k {
-                        break (values, vectors, order, residuals, coupling, next);
+                    if full || pairs.converged == self.k {
+                        break (pairs, coupling, next);
                     }
                 }
                 self.q.slice_mut(s![.., cols..cols + b]).assign(&next);
@@ -211,7 +220,13 @@ impl<'a> BlockLanczos<'a> {
                 done = cols;
                 cols += b;
             };
-            let converged = converged_count(&residuals[..self.k], self.config.tolerance);
+            let RitzPairs {
+                values,
+                vectors,
+                order,
+                converged,
+                worst,
+            } = pairs;
             let finished = converged == self.k || restarts == self.config.max_restarts;
             let wanted = if finished { self.k } else { keep };
             let mut ritz = Array2::zeros((cols, wanted));
@@ -225,12 +240,11 @@ impl<'a> BlockLanczos<'a> {
                     vectors: x,
                     restarts,
                     products: self.products,
-                    max_residual: residuals[..self.k].iter().copied().fold(0.0, f64::max),
+                    max_residual: worst,
                     converged: converged == self.k,
                     method: "block-lanczos",
                 });
             }
-            let worst = residuals[..self.k].iter().copied().fold(0.0, f64::max);
             closing = worst <= CLOSING_FACTOR * self.config.tolerance;
             // Thick restart: the kept Ritz vectors, then the block that continues them.
             restarts += 1;
@@ -248,19 +262,14 @@ impl<'a> BlockLanczos<'a> {
         }
     }
 
-    /// Each Ritz pair's residual `‖A x − θ x‖ / |θ_max|`, in `order`: only the frontier rows
-    /// `done..cols` of its eigenvector meet the coupling to the next block.
-    fn residuals(
-        &self,
-        values: &[f64],
-        vectors: &Array2<f64>,
-        order: &[usize],
-        done: usize,
-        cols: usize,
-        coupling: &Array2<f64>,
-    ) -> Vec<f64> {
+    /// The Ritz pairs of the basis's first `cols` columns, largest magnitude first, with the
+    /// residuals `‖A x − θ x‖ / |θ_max|` of the `k` wanted ones: only the frontier rows
+    /// `done..cols` of an eigenvector meet the coupling to the next block.
+    fn ritz_pairs(&self, done: usize, cols: usize, coupling: &Array2<f64>) -> Result<RitzPairs> {
+        let (values, vectors) = symmetric_eigen(&self.h.slice(s![..cols, ..cols]).to_owned())?;
+        let order = by_magnitude(&values);
         let scale = values[order[0]].abs().max(f64::MIN_POSITIVE);
-        order
+        let residuals: Vec<f64> = order[..self.k]
             .iter()
             .map(|&i| {
                 let tail = vectors.slice(s![i, done..cols]);
@@ -272,7 +281,14 @@ impl<'a> BlockLanczos<'a> {
                     .sqrt()
                     / scale
             })
-            .collect()
+            .collect();
+        Ok(RitzPairs {
+            converged: converged_count(&residuals, self.config.tolerance),
+            worst: residuals.iter().copied().fold(0.0, f64::max),
+            values,
+            vectors,
+            order,
+        })
     }
 
     /// Multiplies the frontier columns `done..cols` by A, records their projections in `h`,
