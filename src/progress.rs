@@ -23,6 +23,18 @@ impl Progress for NoProgress {
     fn advance(&self, _n: u64) {}
 }
 
+/// The cancellation of another sink without its stages and units: for work that runs
+/// alongside a stage and would otherwise replace it on screen.
+pub struct CancelOnly<'a>(pub &'a dyn Progress);
+
+impl Progress for CancelOnly<'_> {
+    fn stage(&self, _name: &str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn cancelled(&self) -> bool {
+        self.0.cancelled()
+    }
+}
+
 /// A cancellation flag shared between a worker and whoever may stop it.
 #[derive(Default)]
 pub struct CancelFlag(AtomicBool);

@@ -19,7 +19,7 @@ use crate::collision::{Collisions, PrefixGroup};
 use crate::error::{Error, Result};
 use crate::load::SidIndex;
 use crate::load::ids::canonical_integer;
-use crate::progress::Progress;
+use crate::progress::{CancelOnly, Progress};
 use crate::sid::Code;
 
 /// Which assignment to apply.
@@ -266,17 +266,31 @@ pub fn plan(
         .collect();
     let integer_ids = integer_ids(index);
     progress.stage("reassigning", with_collision.len() as u64);
-    let outcomes = with_collision
-        .par_iter()
-        .map(|&p| {
-            if progress.cancelled() {
-                return Err(Error::Cancelled);
+    // MQL4GRec's rule is independent of the groups' plans and its walk is sequential: run
+    // alongside, it fills the core the groups leave idle instead of running after them.
+    let (outcomes, mql4grec) = rayon::join(
+        || {
+            with_collision
+                .par_iter()
+                .map(|&p| {
+                    if progress.cancelled() {
+                        return Err(Error::Cancelled);
+                    }
+                    let outcome =
+                        plan_group(index, collisions, integer_ids.as_deref(), p, capacity, cost);
+                    progress.advance(1);
+                    outcome
+                })
+                .collect::<Result<Vec<Outcome>>>()
+        },
+        || match cost {
+            Some(cost) if index.n_levels() >= 2 => {
+                mql4grec_remedy(index, collisions, cost, &CancelOnly(progress)).map(Some)
             }
-            let outcome = plan_group(index, collisions, integer_ids.as_deref(), p, capacity, cost);
-            progress.advance(1);
-            outcome
-        })
-        .collect::<Result<Vec<Outcome>>>()?;
+            _ => Ok(None),
+        },
+    );
+    let (outcomes, mql4grec) = (outcomes?, mql4grec?);
     let mut groups = Vec::new();
     let mut skipped = Vec::new();
     for outcome in outcomes {
@@ -285,12 +299,6 @@ pub fn plan(
             Outcome::Skipped(s) => skipped.push(s),
         }
     }
-    let mql4grec = match cost {
-        Some(cost) if index.n_levels() >= 2 => {
-            Some(mql4grec_remedy(index, collisions, cost, progress)?)
-        }
-        _ => None,
-    };
     let summary = summarise(index, &groups, &skipped, mql4grec.as_ref(), capacity, cost);
     Ok(Plan {
         groups,
