@@ -74,11 +74,13 @@ fn flow(pieces: &[Piece], width: usize) -> Vec<Line<'static>> {
 }
 
 /// A part of the legend: its paragraphs, how much it is needed (0 most) and, when it may
-/// be cut short, how many leading pieces a cut keeps.
+/// be cut short, how many leading pieces a cut keeps; `least_need`, when set, is how much
+/// its shortest cut is needed, which then gets rows before parts of lower need are whole.
 struct Part {
     need: u8,
     paragraphs: Vec<Vec<Piece>>,
     cut_after: Option<usize>,
+    least_need: Option<u8>,
 }
 
 impl Part {
@@ -106,22 +108,33 @@ impl Part {
     }
 }
 
-/// The parts in screen order, each kept whole (or cut, where it may be) in the order of
-/// need while they fit `rows`.
+/// The parts in screen order, in the order of need while they fit `rows`: each made as
+/// whole as the rows left allow (cut, where it may be), and at its `least_need` first given
+/// its shortest cut.
 fn arrange(parts: &[Part], width: usize, rows: usize) -> Vec<Line<'static>> {
-    let mut order: Vec<usize> = (0..parts.len()).collect();
-    order.sort_by_key(|&i| parts[i].need);
+    let mut steps: Vec<(u8, usize, bool)> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        steps.push((part.need, i, false));
+        if let Some(least) = part.least_need {
+            steps.push((least, i, true));
+        }
+    }
+    steps.sort_by_key(|&(need, _, _)| need);
     let mut kept: Vec<Vec<Line<'static>>> = vec![Vec::new(); parts.len()];
     let mut room = rows;
-    for i in order {
-        let lines = parts[i].lines(width);
-        let lines = if lines.len() <= room {
-            lines
+    for (_, i, least) in steps {
+        let budget = room + kept[i].len();
+        let whole = parts[i].lines(width);
+        let rows = if least { 1 } else { budget };
+        let lines = if whole.len() <= rows {
+            whole
         } else {
-            parts[i].cut(width, room).unwrap_or_default()
+            parts[i].cut(width, rows).unwrap_or_default()
         };
-        room -= lines.len();
-        kept[i] = lines;
+        if lines.len() >= kept[i].len() && lines.len() <= budget {
+            room = budget - lines.len();
+            kept[i] = lines;
+        }
     }
     kept.into_iter().flatten().collect()
 }
@@ -138,13 +151,13 @@ pub fn lines(
     if shown.is_empty() || width == 0 {
         return Vec::new();
     }
-    let parts = [
+    let mut parts = vec![
         key(app, shown, top, width),
         picked(app),
         neighbours(app, shown),
         selected(app, shown[0].0),
-        facts(app, shown, width),
     ];
+    parts.extend(facts(app, shown));
     arrange(&parts, width, rows)
 }
 
@@ -248,6 +261,7 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
         need: 0,
         paragraphs: vec![pieces],
         cut_after: Some(fixed),
+        least_need: None,
     }
 }
 
@@ -257,6 +271,7 @@ fn picked(app: &App) -> Part {
         need: 2,
         paragraphs: Vec::new(),
         cut_after: None,
+        least_need: None,
     };
     let (Some(data), Some(position)) = (app.data(), app.picked_position()) else {
         return part;
@@ -280,6 +295,7 @@ fn neighbours(app: &App, shown: &[(Space, &Projected)]) -> Part {
         need: 4,
         paragraphs: Vec::new(),
         cut_after: Some(1),
+        least_need: Some(3),
     };
     let (Some(data), Some(position), Some(n)) = (
         app.data(),
@@ -332,6 +348,7 @@ fn selected(app: &App, space: Space) -> Part {
         need: 1,
         paragraphs: Vec::new(),
         cut_after: None,
+        least_need: None,
     };
     let (Some(row), Some(scatter)) = (app.selected_row(), app.scatter_of(space)) else {
         return part;
@@ -357,9 +374,10 @@ fn selected(app: &App, space: Space) -> Part {
     part
 }
 
-/// What each projection drawn rests on (zoom, sample, method, cache), one line per space.
-fn facts(app: &App, shown: &[(Space, &Projected)], width: usize) -> Part {
-    let paragraphs = shown
+/// What each projection drawn rests on (zoom, sample, method, cache), one part per space,
+/// each fact whole on its line; when rows run short a space's facts are cut after the first.
+fn facts(app: &App, shown: &[(Space, &Projected)]) -> Vec<Part> {
+    shown
         .iter()
         .enumerate()
         .map(|(i, (space, projected))| {
@@ -373,7 +391,7 @@ fn facts(app: &App, shown: &[(Space, &Projected)], width: usize) -> Part {
             }
             if p.is_sample() {
                 facts.push(format!(
-                    "sample of {} of {} items, always keeping the {} items of the {} largest groups",
+                    "sample of {} of {} items (all {} of the {} largest groups)",
                     thousands(p.rows.len()),
                     thousands(p.total_rows),
                     thousands(projected.must_include),
@@ -389,23 +407,26 @@ fn facts(app: &App, shown: &[(Space, &Projected)], width: usize) -> Part {
                 Some(CacheOutcome::NotStored(why)) => format!("not cached: {why}"),
                 None => "cache off".into(),
             });
-            let label = if shown.len() > 1 {
-                format!("{}: ", space.label())
-            } else {
-                String::new()
-            };
-            let text = fit(&format!("{label}{}", facts.join(" · ")), width);
-            vec![Piece::new(
-                Span::raw(""),
-                vec![Span::styled(text, app.theme.dim())],
-            )]
+            if shown.len() > 1 {
+                facts[0] = format!("{}: {}", space.label(), facts[0]);
+            }
+            let style = app.theme.dim();
+            let pieces = facts
+                .into_iter()
+                .enumerate()
+                .map(|(k, fact)| {
+                    let lead = if k == 0 { "" } else { " · " };
+                    Piece::new(Span::styled(lead, style), vec![Span::styled(fact, style)])
+                })
+                .collect();
+            Part {
+                need: 5,
+                paragraphs: vec![pieces],
+                cut_after: Some(1),
+                least_need: Some(3),
+            }
         })
-        .collect();
-    Part {
-        need: 3,
-        paragraphs,
-        cut_after: None,
-    }
+        .collect()
 }
 
 #[cfg(test)]
@@ -448,12 +469,14 @@ mod tests {
             need,
             paragraphs: vec![words(s, Style::new())],
             cut_after: None,
+            least_need: None,
         };
         let parts = [
             Part {
                 need: 0,
                 paragraphs: vec![entries(&["■1 one", "■2 two", "■3 three"])],
                 cut_after: Some(1),
+                least_need: None,
             },
             prose(2, "third needed, two lines long"),
             prose(1, "second"),
@@ -474,5 +497,46 @@ mod tests {
             "the key is cut between entries"
         );
         assert!(arrange(&parts, 16, 0).is_empty());
+    }
+
+    #[test]
+    fn a_least_need_keeps_one_line_of_a_part_before_others_grow() {
+        let cuttable = |need: u8, text: &str| Part {
+            need,
+            paragraphs: vec![words(text, Style::new())],
+            cut_after: Some(1),
+            least_need: Some(3),
+        };
+        let parts = [
+            Part {
+                need: 0,
+                paragraphs: vec![entries(&["■1 one", "■2 two", "■3 three"])],
+                cut_after: Some(1),
+                least_need: None,
+            },
+            cuttable(4, "nearest one two three four five"),
+            cuttable(5, "facts alpha beta gamma delta"),
+        ];
+        let key = ["key:  ■1 one", "■2 two  ■3 three"];
+        assert_eq!(
+            text(&arrange(&parts, 16, 4)),
+            [&key[..], &["nearest one …", "facts alpha …"]].concat(),
+            "each cuttable part keeps a line although the one before could grow"
+        );
+        assert_eq!(
+            text(&arrange(&parts, 16, 5)),
+            [
+                &key[..],
+                &["nearest one two", "three four five", "facts alpha …"]
+            ]
+            .concat(),
+            "rows left over go to the parts in order of need"
+        );
+        assert_eq!(
+            text(&arrange(&parts, 16, 3)),
+            [&key[..], &["nearest one …"]].concat(),
+            "the key is whole before any least line"
+        );
+        assert_eq!(text(&arrange(&parts, 16, 6)).len(), 6);
     }
 }
