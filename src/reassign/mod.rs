@@ -4,6 +4,7 @@
 
 pub mod cost;
 mod greedy;
+mod hungarian;
 pub mod mql4grec;
 pub mod over_capacity;
 pub mod paper_sidecars;

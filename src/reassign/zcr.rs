@@ -2,10 +2,8 @@
 //! optimum (fewest items changed, then least total ΔD, then a fixed tie-break by item id
 //! order), solved as one integer assignment problem with Kuhn–Munkres.
 
-use pathfinding::kuhn_munkres::kuhn_munkres_min;
-use pathfinding::matrix::Matrix;
-
 use super::GroupProblem;
+use super::hungarian::max_weight_assignment;
 
 /// Up to this many movers, each row's cheapest free columns are kept in a short sorted list
 /// rather than found by a selection over all of them.
@@ -91,13 +89,15 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         free.iter().for_each(|&j| keep[j] = true);
     }
     let kept: Vec<usize> = (0..cols).filter(|&j| keep[j]).collect();
-    let mut weights = Matrix::new(h, kept.len(), 0i128);
+    // Negated costs: the least total cost is the greatest total weight.
+    let mut weights = Vec::with_capacity(h * kept.len());
     for r in 0..h {
-        for (k, &j) in kept.iter().enumerate() {
-            weights[(r, k)] = scale.cost(r, j, j != problem.native_col(r), problem.delta(r, j));
-        }
+        weights.extend(
+            kept.iter()
+                .map(|&j| -scale.cost(r, j, j != problem.native_col(r), problem.delta(r, j))),
+        );
     }
-    let (_, assignment) = kuhn_munkres_min(&weights);
+    let assignment = max_weight_assignment(&weights, h, kept.len());
     assignment.into_iter().map(|k| kept[k]).collect()
 }
 
@@ -107,8 +107,8 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
 // assignment lies in [0, S·A + S·(cols−1)] = [0, T − 1] with A = S·(cols−1) + 1; the ΔD part
 // lies in [−h·Q·T, h·Q·T]; so two assignments' non-M parts differ by less than
 // M = 2·h·Q·T + T, and one change more always costs more. Every entry is below
-// E = (2h+3)·Q·T in magnitude. In Kuhn–Munkres (pathfinding 4.16, run on −cost) the row
-// labels start at a row maximum and only decrease, and never below −E: while a row is
+// E = (2h+3)·Q·T in magnitude. In Kuhn–Munkres (`hungarian`: pathfinding 4.16's steps, on
+// −cost) the row labels start at a row maximum and only decrease, and never below −E: while a row is
 // unmatched some column is unmatched with label 0, and each step's delta is at most that
 // column's slack. Column labels start at 0, only increase, and stay ≤ 2E (tight on a matched
 // edge); so slacks stay below 4E and the final label sum below 3h·E. `bits` picks the

@@ -1,0 +1,137 @@
+//! The assignment solver of ZCR's per-group problems: pathfinding 4.16's `kuhn_munkres`,
+//! step for step, on a flat row-major matrix. Why not the crate's own: ZCR solves one problem
+//! per prefix group (tens of thousands at 1M items), and the crate's version spends much of
+//! its time outside the arithmetic: a negated copy of every matrix, a hash set for the rows
+//! of the alternating tree, `Option` columns and checked indexing (measured in README's
+//! dependency notes). Taking exactly the crate's steps — the same labels, the same first
+//! column of least slack, the same augmenting paths — keeps the same optimum among equal
+//! ones, so every output stays the same bytes; a proptest checks the assignment equals the
+//! crate's.
+
+/// No row or column.
+const NONE: usize = usize::MAX;
+
+/// The assignment of the `rows × cols` matrix `weights` (row-major, `rows ≤ cols`) that
+/// maximises the total weight: each row's column. The caller keeps the labels in range
+/// (ZCR's [`super::zcr`] bounds every entry so that no label sum overflows).
+pub(crate) fn max_weight_assignment(weights: &[i128], rows: usize, cols: usize) -> Vec<usize> {
+    assert!(rows <= cols, "more rows than columns");
+    assert_eq!(weights.len(), rows * cols, "a rows × cols matrix");
+    let mut xy = vec![NONE; rows];
+    let mut yx = vec![NONE; cols];
+    let mut lx: Vec<i128> = (0..rows)
+        .map(|x| {
+            weights[x * cols..(x + 1) * cols]
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut ly = vec![0i128; cols];
+    let mut tree_rows: Vec<usize> = Vec::with_capacity(rows);
+    let mut alternating = vec![NONE; cols];
+    let mut slack = vec![0i128; cols];
+    let mut slack_row = vec![0usize; cols];
+    for root in 0..rows {
+        alternating.fill(NONE);
+        tree_rows.clear();
+        tree_rows.push(root);
+        let root_row = &weights[root * cols..(root + 1) * cols];
+        for ((s, &l), &w) in slack.iter_mut().zip(&ly).zip(root_row) {
+            *s = lx[root] + l - w;
+        }
+        slack_row.fill(root);
+        let mut y = loop {
+            let (mut delta, mut x, mut y) = (i128::MAX, 0, 0);
+            for (yy, ((&a, &s), &r)) in alternating.iter().zip(&slack).zip(&slack_row).enumerate() {
+                if a == NONE && s < delta {
+                    delta = s;
+                    x = r;
+                    y = yy;
+                }
+            }
+            if delta > 0 {
+                for &t in &tree_rows {
+                    lx[t] -= delta;
+                }
+                for ((&a, s), l) in alternating.iter().zip(slack.iter_mut()).zip(ly.iter_mut()) {
+                    if a == NONE {
+                        *s -= delta;
+                    } else {
+                        *l += delta;
+                    }
+                }
+            }
+            alternating[y] = x;
+            if yx[y] == NONE {
+                break y;
+            }
+            let x = yx[y];
+            tree_rows.push(x);
+            let (label, row) = (lx[x], &weights[x * cols..(x + 1) * cols]);
+            let columns = alternating
+                .iter()
+                .zip(slack.iter_mut())
+                .zip(slack_row.iter_mut());
+            for (((&a, s), r), (&l, &w)) in columns.zip(ly.iter().zip(row)) {
+                if a == NONE {
+                    let alternate = label + l - w;
+                    if *s > alternate {
+                        *s = alternate;
+                        *r = x;
+                    }
+                }
+            }
+        };
+        while y != NONE {
+            let x = alternating[y];
+            let previous = xy[x];
+            yx[y] = x;
+            xy[x] = y;
+            y = previous;
+        }
+    }
+    xy
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pathfinding::kuhn_munkres::kuhn_munkres;
+    use pathfinding::matrix::Matrix;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn takes_the_crates_steps_so_ties_end_alike(
+            (rows, cols, weights) in (1usize..8, 0usize..6).prop_flat_map(|(rows, extra)| {
+                let cols = rows + extra;
+                (Just(rows), Just(cols), prop::collection::vec(
+                    prop_oneof![-3i128..3, any::<i64>().prop_map(i128::from)],
+                    rows * cols,
+                ))
+            }),
+        ) {
+            let matrix = Matrix::from_vec(rows, cols, weights.clone()).unwrap();
+            let (_, expected) = kuhn_munkres(&matrix);
+            prop_assert_eq!(max_weight_assignment(&weights, rows, cols), expected);
+        }
+    }
+
+    #[test]
+    fn finds_the_maximum_of_every_assignment() {
+        let weights = [7, 53, 183, 439, 497, 383, 563, 79, 973, 287, 63, 343];
+        let total =
+            |a: &[usize]| -> i128 { a.iter().enumerate().map(|(x, &y)| weights[x * 4 + y]).sum() };
+        let mut best = i128::MIN;
+        for a in 0..4 {
+            for b in (0..4).filter(|&b| b != a) {
+                for c in (0..4).filter(|&c| c != a && c != b) {
+                    best = best.max(total(&[a, b, c]));
+                }
+            }
+        }
+        assert_eq!(total(&max_weight_assignment(&weights, 3, 4)), best);
+    }
+}
