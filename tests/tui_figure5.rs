@@ -365,3 +365,22 @@ fn the_collaborative_job_stops_when_cancelled() {
         other => panic!("expected a failure, got {other:?}"),
     }
 }
+
+#[test]
+fn a_colour_key_without_groups_says_so() {
+    let mut app = scatter(80, 24);
+    app.update(tui::action::Action::SelectTokenizer(1));
+    press(&mut app, 't');
+    assert!(app.tightest);
+    let text = screen(&app);
+    assert!(
+        text.contains("tightest groups of 3+ items (t), mean cosine distance here: none among"),
+        "beta's only group has 2 items:\n{text}"
+    );
+    press(&mut app, 't');
+    let text = screen(&app);
+    assert!(
+        text.contains("by collision group (c): ■1"),
+        "beta has one group of 2:\n{text}"
+    );
+}

@@ -187,6 +187,14 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
         format!("by {} (c):", app.camera.colour_by.label())
     };
     let mut pieces = words(&heading, theme.dim());
+    if top.is_empty() && app.camera.colour_by == ColourBy::Collision {
+        let none = if tightest {
+            "none among these points"
+        } else {
+            "no collision group among these points"
+        };
+        pieces.extend(words(none, theme.dim()));
+    }
     let fixed = pieces.len();
     let title_width = if width < COMPACT { 12 } else { 18 };
     for (rank, &(key, count)) in top.iter().enumerate() {
