@@ -59,3 +59,46 @@ pub fn check_cancelled(progress: &dyn Progress) -> crate::Result<()> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Records every call, and says it is cancelled once `flag` is set.
+    #[derive(Default)]
+    struct Recorder {
+        calls: Mutex<Vec<String>>,
+        flag: CancelFlag,
+    }
+
+    impl Progress for Recorder {
+        fn stage(&self, name: &str, total: u64) {
+            self.calls
+                .lock()
+                .unwrap()
+                .push(format!("stage {name} {total}"));
+        }
+        fn advance(&self, n: u64) {
+            self.calls.lock().unwrap().push(format!("advance {n}"));
+        }
+        fn cancelled(&self) -> bool {
+            self.flag.is_cancelled()
+        }
+    }
+
+    #[test]
+    fn cancel_only_passes_cancellation_and_hides_stages_and_units() {
+        let outer = Recorder::default();
+        let inner = CancelOnly(&outer);
+        inner.stage("MQL4GRec passes", 2);
+        inner.advance(1);
+        assert!(outer.calls.lock().unwrap().is_empty());
+        assert!(check_cancelled(&inner).is_ok());
+        outer.flag.cancel();
+        assert!(matches!(
+            check_cancelled(&inner),
+            Err(crate::Error::Cancelled)
+        ));
+    }
+}
