@@ -108,10 +108,10 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
 // lies in [−h·Q·T, h·Q·T]; so two assignments' non-M parts differ by less than
 // M = 2·h·Q·T + T, and one change more always costs more. Every entry is below
 // E = (2h+3)·Q·T in magnitude. In Kuhn–Munkres (`hungarian`: pathfinding 4.16's steps, on
-// −cost) the row labels start at a row maximum and only decrease, and never below −E: while a row is
-// unmatched some column is unmatched with label 0, and each step's delta is at most that
-// column's slack. Column labels start at 0, only increase, and stay ≤ 2E (tight on a matched
-// edge); so slacks stay below 4E and the final label sum below 3h·E. `bits` picks the
+// −cost) the row labels start at a row maximum and only decrease, and never below −E: while
+// a row is unmatched some column is unmatched with label 0, and each step's delta is at most
+// that column's slack. Column labels start at 0, only increase, and stay ≤ 2E (tight on a
+// matched edge); so slacks stay below 4E and the final label sum below 3h·E. `bits` picks the
 // largest b ≤ 62 with (3h+4)·E ≤ i128::MAX, and `new` asserts it. When the full tie-break
 // would leave b < 50 (only for groups of thousands of rows) its code term is dropped
 // (A = 1, no j term, T = S + 1), which leaves b ≥ 60 for every h ≤ 65,536.

@@ -120,16 +120,16 @@ fn arrange(parts: &[Part], width: usize, rows: usize) -> Vec<Line<'static>> {
         }
     }
     steps.sort_by_key(|&(need, _, _)| need);
+    let whole: Vec<Vec<Line<'static>>> = parts.iter().map(|p| p.lines(width)).collect();
     let mut kept: Vec<Vec<Line<'static>>> = vec![Vec::new(); parts.len()];
     let mut room = rows;
     for (_, i, least) in steps {
         let budget = room + kept[i].len();
-        let whole = parts[i].lines(width);
-        let rows = if least { 1 } else { budget };
-        let lines = if whole.len() <= rows {
-            whole
+        let limit = if least { 1 } else { budget };
+        let lines = if whole[i].len() <= limit {
+            whole[i].clone()
         } else {
-            parts[i].cut(width, rows).unwrap_or_default()
+            parts[i].cut(width, limit).unwrap_or_default()
         };
         if lines.len() >= kept[i].len() && lines.len() <= budget {
             room = budget - lines.len();
@@ -471,6 +471,16 @@ mod tests {
         assert!(wide.iter().all(|l| l.width() <= 10), "{:?}", text(&wide));
     }
 
+    /// A colour key of three entries, most needed, which may be cut after its heading.
+    fn three_entry_key() -> Part {
+        Part {
+            need: 0,
+            paragraphs: vec![entries(&["■1 one", "■2 two", "■3 three"])],
+            cut_after: Some(1),
+            least_need: None,
+        }
+    }
+
     #[test]
     fn parts_that_do_not_fit_go_whole_in_order_of_need() {
         let prose = |need: u8, s: &str| Part {
@@ -480,12 +490,7 @@ mod tests {
             least_need: None,
         };
         let parts = [
-            Part {
-                need: 0,
-                paragraphs: vec![entries(&["■1 one", "■2 two", "■3 three"])],
-                cut_after: Some(1),
-                least_need: None,
-            },
+            three_entry_key(),
             prose(2, "third needed, two lines long"),
             prose(1, "second"),
             prose(3, "last"),
@@ -516,12 +521,7 @@ mod tests {
             least_need: Some(3),
         };
         let parts = [
-            Part {
-                need: 0,
-                paragraphs: vec![entries(&["■1 one", "■2 two", "■3 three"])],
-                cut_after: Some(1),
-                least_need: None,
-            },
+            three_entry_key(),
             cuttable(4, "nearest one two three four five"),
             cuttable(5, "facts alpha beta gamma delta"),
         ];
