@@ -136,10 +136,7 @@ impl Outputs {
                 Sink::Through => None,
             })
             .collect();
-        let _locks = folders
-            .iter()
-            .map(|dir| FolderLock::acquire(dir))
-            .collect::<Result<Vec<_>>>()?;
+        let _locks = FolderLock::acquire_all(&folders)?;
         // Holding the registry keeps a signal's cleanup waiting until every rename is done.
         let mut pending = unfinished();
         let staged = std::mem::take(&mut self.staged);
@@ -259,14 +256,28 @@ struct FolderLock {
 }
 
 impl FolderLock {
-    fn acquire(dir: &Path) -> Result<Self> {
+    /// Locks each folder once, in path order. Folders are told apart by device and inode, not
+    /// by path: a replaced file's folder is its canonical path and a new file's folder is the
+    /// path as given, so one folder can come spelt twice, and a second `flock` on it through
+    /// another descriptor would wait for the first forever.
+    fn acquire_all(folders: &BTreeSet<PathBuf>) -> Result<Vec<Self>> {
         use std::os::fd::AsRawFd;
-        let file = fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
-        // SAFETY: flock on a descriptor this struct owns; no memory is involved.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(Error::io(dir, std::io::Error::last_os_error()));
+        use std::os::unix::fs::MetadataExt;
+        let mut locked = BTreeSet::new();
+        let mut locks = Vec::with_capacity(folders.len());
+        for dir in folders {
+            let file = fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
+            let meta = file.metadata().map_err(|e| Error::io(dir, e))?;
+            if !locked.insert((meta.dev(), meta.ino())) {
+                continue;
+            }
+            // SAFETY: flock on a descriptor this function owns; no memory is involved.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                return Err(Error::io(dir, std::io::Error::last_os_error()));
+            }
+            locks.push(FolderLock { _held: file });
         }
-        Ok(FolderLock { _held: file })
+        Ok(locks)
     }
 }
 
@@ -328,6 +339,33 @@ mod tests {
         assert!(!unfinished().iter().any(|p| p.starts_with(dir.path())));
         write_atomically(&out, |w| w.write_all(b"ok")).unwrap();
         assert_eq!(fs::read_to_string(&out).unwrap(), "ok");
+    }
+
+    #[test]
+    fn one_folder_spelt_two_ways_is_locked_once() {
+        // A replaced file's folder is canonical (here through the link, `real`), a new file's
+        // is as given (`link`): locking both would wait forever, so the commit runs on a
+        // thread and the test fails rather than hangs.
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        fs::create_dir(&real).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        fs::write(real.join("old.json"), "old").unwrap();
+        let (new_file, old_file) = (link.join("new.json"), link.join("old.json"));
+        let (done, finished) = std::sync::mpsc::channel();
+        let (new_path, old_path) = (new_file.clone(), old_file.clone());
+        std::thread::spawn(move || {
+            let mut outputs = Outputs::new();
+            let staged = outputs
+                .add(&new_path, |w| w.write_all(b"new"))
+                .and_then(|()| outputs.add(&old_path, |w| w.write_all(b"replaced")));
+            let _ = done.send(staged.and_then(|()| outputs.commit()).is_ok());
+        });
+        let committed = finished.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(committed, Ok(true), "the commit finished");
+        assert_eq!(fs::read_to_string(&new_file).unwrap(), "new");
+        assert_eq!(fs::read_to_string(&old_file).unwrap(), "replaced");
     }
 
     #[test]
