@@ -18,35 +18,81 @@ pub fn sq_distance_8(a: &[f64], b: &[f64]) -> f64 {
 /// `out[c] = ‖r − e_c‖²` for every code `c` of a transposed float32 codebook (`d × V`,
 /// `V = out.len()`): each difference in float32, squared and summed in float64 over the
 /// dimensions in order, rounded to float32 — MQL4GRec's RQ distances. The codes are the inner
-/// loop, so several are computed at once while every sum keeps the dimension order.
-pub fn sq_distances_transposed_f32(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+/// loop, so several are computed at once while every sum keeps the dimension order. `sums` is
+/// scratch space, kept by the caller between calls so that no call allocates.
+pub fn sq_distances_transposed_f32(
+    r: &[f32],
+    transposed: &[f32],
+    sums: &mut Vec<f64>,
+    out: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU supports AVX-512F (checked just above).
+        return unsafe { sq_distances_transposed_f32_avx512(r, transposed, sums, out) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { sq_distances_transposed_f32_avx2(r, transposed, out) };
+        return unsafe { sq_distances_transposed_f32_avx2(r, transposed, sums, out) };
     }
-    sq_distances_transposed_f32_portable(r, transposed, out);
+    sq_distances_transposed_f32_portable(r, transposed, sums, out);
+}
+
+/// [`sq_distances_transposed_f32`] compiled for AVX-512 (the same loop, eight codes at once).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn sq_distances_transposed_f32_avx512(
+    r: &[f32],
+    transposed: &[f32],
+    sums: &mut Vec<f64>,
+    out: &mut [f32],
+) {
+    sq_distances_transposed_f32_portable(r, transposed, sums, out);
 }
 
 /// [`sq_distances_transposed_f32`] compiled for AVX2 (the same loop, widened).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sq_distances_transposed_f32_avx2(r: &[f32], transposed: &[f32], out: &mut [f32]) {
-    sq_distances_transposed_f32_portable(r, transposed, out);
+fn sq_distances_transposed_f32_avx2(
+    r: &[f32],
+    transposed: &[f32],
+    sums: &mut Vec<f64>,
+    out: &mut [f32],
+) {
+    sq_distances_transposed_f32_portable(r, transposed, sums, out);
 }
 
 #[inline(always)]
-fn sq_distances_transposed_f32_portable(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+fn sq_distances_transposed_f32_portable(
+    r: &[f32],
+    transposed: &[f32],
+    sums: &mut Vec<f64>,
+    out: &mut [f32],
+) {
     let v = out.len();
     debug_assert_eq!(transposed.len(), r.len() * v);
-    let mut sums = vec![0.0f64; v];
-    for (&a, row) in r.iter().zip(transposed.chunks_exact(v)) {
+    // A sum's first term is stored rather than added to 0 (the same bits: t² ≥ 0), so the
+    // scratch is never zeroed.
+    sums.resize(v, 0.0);
+    let sums = &mut sums[..v];
+    let mut rows = r.iter().zip(transposed.chunks_exact(v.max(1)));
+    match rows.next() {
+        Some((&a, row)) => {
+            for (s, &b) in sums.iter_mut().zip(row) {
+                let t = f64::from(a - b);
+                *s = t * t;
+            }
+        }
+        None => sums.fill(0.0),
+    }
+    for (&a, row) in rows {
         for (s, &b) in sums.iter_mut().zip(row) {
             let t = f64::from(a - b);
             *s += t * t;
         }
     }
-    for (o, s) in out.iter_mut().zip(sums) {
+    for (o, &s) in out.iter_mut().zip(&*sums) {
         *o = s as f32;
     }
 }
@@ -63,10 +109,27 @@ pub fn sq_distances_8_transposed(
     out: &mut [f64],
 ) {
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU supports AVX-512F (checked just above).
+        return unsafe { sq_distances_8_transposed_avx512(r, transposed, lanes, out) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { sq_distances_8_transposed_avx2(r, transposed, lanes, out) };
     }
+    sq_distances_8_transposed_portable(r, transposed, lanes, out);
+}
+
+/// [`sq_distances_8_transposed`] compiled for AVX-512 (the same loop, eight codes at once).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn sq_distances_8_transposed_avx512(
+    r: &[f64],
+    transposed: &[f64],
+    lanes: &mut Vec<f64>,
+    out: &mut [f64],
+) {
     sq_distances_8_transposed_portable(r, transposed, lanes, out);
 }
 
@@ -299,7 +362,7 @@ mod tests {
     }
 
     #[test]
-    fn the_transposed_avx2_kernel_gives_the_portable_bits() {
+    fn the_transposed_simd_kernels_give_the_portable_bits() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             x ^= x << 13;
@@ -307,13 +370,14 @@ mod tests {
             x ^= x << 17;
             ((x >> 40) as f32 / (1u32 << 24) as f32 - 0.5) * 4.0
         };
-        for (d, v) in [(1, 1), (3, 7), (32, 256), (17, 33)] {
+        for (d, v) in [(0, 3), (1, 1), (3, 7), (32, 256), (17, 33)] {
             let r: Vec<f32> = (0..d).map(|_| next()).collect();
             let t: Vec<f32> = (0..d * v).map(|_| next()).collect();
+            let mut sums = vec![7.0; 2];
             let mut portable = vec![0.0f32; v];
-            sq_distances_transposed_f32_portable(&r, &t, &mut portable);
+            sq_distances_transposed_f32_portable(&r, &t, &mut sums, &mut portable);
             let mut dispatched = vec![0.0f32; v];
-            sq_distances_transposed_f32(&r, &t, &mut dispatched);
+            sq_distances_transposed_f32(&r, &t, &mut sums, &mut dispatched);
             let bits = |o: &[f32]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&portable), bits(&dispatched), "d = {d}, V = {v}");
         }

@@ -273,12 +273,12 @@ pub fn plan(
         || {
             with_collision
                 .par_iter()
-                .map(|&p| {
+                .map_init(RowScratch::default, |scratch, &p| {
                     if progress.cancelled() {
                         return Err(Error::Cancelled);
                     }
-                    let outcome =
-                        plan_group(index, collisions, integer_ids.as_deref(), p, capacity, cost);
+                    let ids = integer_ids.as_deref();
+                    let outcome = plan_group(index, collisions, ids, p, capacity, cost, scratch);
                     progress.advance(1);
                     outcome
                 })
@@ -342,6 +342,7 @@ fn plan_group(
     p: PrefixGroup,
     capacity: usize,
     cost: Option<&CostModel>,
+    scratch: &mut RowScratch,
 ) -> Result<Outcome> {
     let last = index.n_levels() - 1;
     let items = in_id_order(index, integer_ids, collisions.prefix_items(p));
@@ -406,7 +407,7 @@ fn plan_group(
     let rows: Vec<usize> = (0..items.len())
         .filter(|&k| collisions.size(collisions.group_of(items[k] as usize)) > 1)
         .collect();
-    let problem = build_problem(index, cost, &items, &native, &rows, &columns)?;
+    let problem = build_problem(index, cost, &items, &native, &rows, &columns, scratch)?;
     let assign = |cols: Vec<usize>| {
         let mut codes = native.clone();
         let mut delta = vec![0.0; items.len()];
@@ -445,6 +446,9 @@ pub(crate) fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
         .collect()
 }
 
+/// Below this many items, [`in_id_order`] sorts on one thread.
+const PARALLEL_SORT_FROM: usize = 1 << 14;
+
 /// `positions` sorted by item id.
 pub(crate) fn in_id_order(
     index: &SidIndex,
@@ -452,12 +456,25 @@ pub(crate) fn in_id_order(
     positions: &[u32],
 ) -> Vec<u32> {
     let mut items = positions.to_vec();
-    match integer_ids {
-        // Ids are distinct, so an unstable sort is deterministic.
-        Some(keys) => items.par_sort_unstable_by_key(|&p| keys[p as usize]),
-        None => items.par_sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize)),
+    // Ids are distinct, so an unstable sort is deterministic; a prefix group's few items are
+    // sorted on the calling thread (most calls come from inside a parallel loop).
+    let by_id = |a: &u32, b: &u32| index.ids().cmp_ids(*a as usize, *b as usize);
+    match (integer_ids, items.len() < PARALLEL_SORT_FROM) {
+        (Some(keys), true) => items.sort_unstable_by_key(|&p| keys[p as usize]),
+        (Some(keys), false) => items.par_sort_unstable_by_key(|&p| keys[p as usize]),
+        (None, true) => items.sort_unstable_by(by_id),
+        (None, false) => items.par_sort_unstable_by(by_id),
     }
     items
+}
+
+/// One thread's buffers for the rows of `D[i,c]`, reused from group to group (zeroing them
+/// for each of 50k groups cost more than the distances of the smaller ones).
+#[derive(Default)]
+struct RowScratch {
+    residual: Vec<f64>,
+    every_code: Vec<f64>,
+    lanes: Vec<f64>,
 }
 
 fn build_problem(
@@ -467,17 +484,22 @@ fn build_problem(
     native: &[Code],
     rows: &[usize],
     columns: &[Code],
+    scratch: &mut RowScratch,
 ) -> Result<GroupProblem> {
     let n_columns = columns.len();
     let mut dist = Vec::with_capacity(rows.len() * n_columns);
-    let mut residual = vec![0.0; cost.dim()];
-    let mut every_code = vec![0.0; cost.codebook_size()];
-    let mut scratch = Vec::new();
+    let RowScratch {
+        residual,
+        every_code,
+        lanes,
+    } = scratch;
+    residual.resize(cost.dim(), 0.0);
+    every_code.resize(cost.codebook_size(), 0.0);
     let mut native_cols = Vec::with_capacity(rows.len());
     for &k in rows {
         let position = items[k] as usize;
-        cost.residual(index, position, &mut residual);
-        cost.last_level_distances(&residual, &mut scratch, &mut every_code);
+        cost.residual(index, position, residual);
+        cost.last_level_distances(residual, lanes, every_code);
         let start = dist.len();
         dist.extend(columns.iter().map(|&c| every_code[c as usize]));
         if dist[start..].iter().any(|d| !d.is_finite()) {

@@ -29,8 +29,9 @@ struct Orders {
 }
 
 /// How much of each item's last-level code order is sorted up front: a walk that needs more
-/// (a crowded prefix) sorts all V codes then.
-const NEAREST: usize = 64;
+/// (a crowded prefix) sorts all V codes then. On the 1M-item synthetic set, 0.06 % of the
+/// codes the walks read lie past the 32nd, none past the 44th.
+const NEAREST: usize = 32;
 
 /// The codewords of the last two levels in float32, transposed (`d × V`), so that the
 /// distances to every code are computed side by side, each in the reference's order.
@@ -128,11 +129,9 @@ pub fn run(
         for (k, &p) in needed.iter().enumerate() {
             slot_of[p as usize] = (orders.len() + k) as u32;
         }
-        orders.par_extend(
-            needed
-                .par_iter()
-                .map(|&p| item_orders(index, cost, &codewords, p as usize)),
-        );
+        orders.par_extend(needed.par_iter().map_init(Vec::new, |sums, &p| {
+            item_orders(index, cost, &codewords, p as usize, sums)
+        }));
         let (mut current, mut code) = (vec![0; n_levels], vec![0; n_levels]);
         let mut ranked: Vec<usize> = Vec::new();
         for group in &groups {
@@ -153,7 +152,12 @@ pub fn run(
                 let mut last_code = |num: usize| match o.nearest_last.get(num) {
                     Some(&c) => c,
                     None => whole_order.get_or_insert_with(|| {
-                        argsort(&distances(&o.last_residual, &codewords.last, v))
+                        argsort(&distances(
+                            &o.last_residual,
+                            &codewords.last,
+                            v,
+                            &mut Vec::new(),
+                        ))
                     })[num],
                 };
                 let mut num = i;
@@ -165,7 +169,12 @@ pub fn run(
                 for k in 1..v {
                     if taken(&code) {
                         let prev = prev.get_or_insert_with(|| {
-                            argsort(&distances(&o.prev_residual, &codewords.prev, v))
+                            argsort(&distances(
+                                &o.prev_residual,
+                                &codewords.prev,
+                                v,
+                                &mut Vec::new(),
+                            ))
                         });
                         code.clone_from(&current);
                         code[last - 1] = prev[k];
@@ -254,6 +263,7 @@ fn item_orders(
     cost: &CostModel,
     codewords: &LastTwoLevels,
     position: usize,
+    sums: &mut Vec<f64>,
 ) -> Orders {
     let n_levels = index.n_levels();
     let native = index.codes(position);
@@ -265,7 +275,7 @@ fn item_orders(
     }
     let prev_residual = r.clone();
     subtract(&mut r, cost.codeword(n_levels - 2, native[n_levels - 2]));
-    let last = distances(&r, &codewords.last, codewords.codebook_size);
+    let last = distances(&r, &codewords.last, codewords.codebook_size, sums);
     let min_last = last.iter().copied().fold(f32::INFINITY, f32::min);
     Orders {
         prev_residual,
@@ -281,9 +291,9 @@ fn subtract(r: &mut [f32], codeword: &[f64]) {
     }
 }
 
-fn distances(r: &[f32], transposed: &[f32], v: usize) -> Vec<f32> {
+fn distances(r: &[f32], transposed: &[f32], v: usize, sums: &mut Vec<f64>) -> Vec<f32> {
     let mut out = vec![0.0f32; v];
-    sq_distances_transposed_f32(r, transposed, &mut out);
+    sq_distances_transposed_f32(r, transposed, sums, &mut out);
     out
 }
 
@@ -293,20 +303,33 @@ fn argsort(d: &[f32]) -> Vec<Code> {
     nearest(d, d.len())
 }
 
-/// The first `k` codes of [`argsort`]: the keys are distinct, so selecting the `k` smallest
-/// and sorting them gives exactly its prefix.
+/// The first `k` codes of [`argsort`]: the keys are distinct, so the `k` smallest in order
+/// are exactly its prefix. Each of `k` disjoint runs of keys holds its minimum, so at least
+/// `k` keys lie at or below the largest of those minima: only those are sorted (about a
+/// quarter of the keys, against a selection over all of them).
 fn nearest(d: &[f32], k: usize) -> Vec<Code> {
     let mut keys: Vec<u64> = d
         .iter()
         .enumerate()
         .map(|(c, &x)| (u64::from(total_order_bits(x)) << 32) | c as u64)
         .collect();
-    if k < keys.len() {
-        keys.select_nth_unstable(k);
-        keys.truncate(k);
+    if k == 0 {
+        return Vec::new();
     }
-    keys.sort_unstable();
-    keys.into_iter().map(|k| k as Code).collect()
+    if k < keys.len() {
+        let bound = keys
+            .chunks_exact(keys.len() / k)
+            .take(k)
+            .map(|run| run.iter().copied().min().unwrap_or(u64::MAX))
+            .max()
+            .unwrap_or(u64::MAX);
+        keys.retain(|&key| key <= bound);
+        keys.sort_unstable();
+        keys.truncate(k);
+    } else {
+        keys.sort_unstable();
+    }
+    keys.into_iter().map(|key| key as Code).collect()
 }
 
 /// `x`'s bits mapped so that unsigned comparison is `f32::total_cmp`.
@@ -356,7 +379,7 @@ mod tests {
         fn nearest_is_the_start_of_argsort(
             d in prop::collection::vec(
                 prop_oneof![Just(0.0f32), Just(-0.0f32), Just(1.5f32), any::<f32>()],
-                0..64,
+                0..300,
             ),
             k in 0usize..70,
         ) {
@@ -392,7 +415,7 @@ mod tests {
                         .sum::<f64>() as f32
                 })
                 .collect();
-            let got = distances(&r, &transposed, v);
+            let got = distances(&r, &transposed, v, &mut Vec::new());
             prop_assert_eq!(
                 got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
                 direct.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
