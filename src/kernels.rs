@@ -361,6 +361,53 @@ mod tests {
         }
     }
 
+    type F32Kernel = fn(&[f32], &[f32], &mut Vec<f64>, &mut [f32]);
+    type F64Kernel = fn(&[f64], &[f64], &mut Vec<f64>, &mut [f64]);
+
+    /// The dispatching entry point and every SIMD build this CPU can run.
+    fn f32_builds() -> Vec<(&'static str, F32Kernel)> {
+        let mut builds: Vec<(&'static str, F32Kernel)> =
+            vec![("dispatched", sq_distances_transposed_f32)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: called only where AVX2 is supported (checked just above).
+                builds.push(("avx2", |r, t, s, o| unsafe {
+                    sq_distances_transposed_f32_avx2(r, t, s, o)
+                }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: called only where AVX-512F is supported (checked just above).
+                builds.push(("avx512", |r, t, s, o| unsafe {
+                    sq_distances_transposed_f32_avx512(r, t, s, o)
+                }));
+            }
+        }
+        builds
+    }
+
+    /// [`f32_builds`] for the float64 kernel.
+    fn f64_builds() -> Vec<(&'static str, F64Kernel)> {
+        let mut builds: Vec<(&'static str, F64Kernel)> =
+            vec![("dispatched", sq_distances_8_transposed)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: called only where AVX2 is supported (checked just above).
+                builds.push(("avx2", |r, t, s, o| unsafe {
+                    sq_distances_8_transposed_avx2(r, t, s, o)
+                }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: called only where AVX-512F is supported (checked just above).
+                builds.push(("avx512", |r, t, s, o| unsafe {
+                    sq_distances_8_transposed_avx512(r, t, s, o)
+                }));
+            }
+        }
+        builds
+    }
+
     #[test]
     fn the_transposed_simd_kernels_give_the_portable_bits() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -376,10 +423,12 @@ mod tests {
             let mut sums = vec![7.0; 2];
             let mut portable = vec![0.0f32; v];
             sq_distances_transposed_f32_portable(&r, &t, &mut sums, &mut portable);
-            let mut dispatched = vec![0.0f32; v];
-            sq_distances_transposed_f32(&r, &t, &mut sums, &mut dispatched);
             let bits = |o: &[f32]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&portable), bits(&dispatched), "d = {d}, V = {v}");
+            for (build, kernel) in f32_builds() {
+                let mut got = vec![0.0f32; v];
+                kernel(&r, &t, &mut sums, &mut got);
+                assert_eq!(bits(&portable), bits(&got), "{build}: d = {d}, V = {v}");
+            }
         }
     }
 
@@ -412,14 +461,17 @@ mod tests {
                 }
             }
             let mut scratch = vec![7.0; 3];
-            let mut got = vec![0.0; v];
-            sq_distances_8_transposed(&r, &t, &mut scratch, &mut got);
             let mut portable = vec![0.0; v];
             sq_distances_8_transposed_portable(&r, &t, &mut scratch, &mut portable);
             for (c, w) in codewords.iter().enumerate() {
                 let want = sq_distance_8(&r, w).to_bits();
-                assert_eq!(got[c].to_bits(), want, "d={d} v={v} code {c}");
                 assert_eq!(portable[c].to_bits(), want, "d={d} v={v} code {c}");
+            }
+            for (build, kernel) in f64_builds() {
+                let mut got = vec![0.0; v];
+                kernel(&r, &t, &mut scratch, &mut got);
+                let bits = |o: &[f64]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&portable), "{build}: d={d} v={v}");
             }
         }
     }
