@@ -3,9 +3,9 @@
 //! each test's app is then fed the jobs' answers exactly as the event loop would.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::channel;
+use std::sync::{Arc, OnceLock};
 
 use ndarray::{Array2, Array3};
 use ndarray_npy::WriteNpyExt;
@@ -14,9 +14,11 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use sidlens::load::{ItemInfo, ItemTexts};
 use sidlens::progress::CancelFlag;
+use sidlens::projection::CacheOutcome;
 
 use sidlens::load::TokenizerFiles;
 use sidlens::tui::app::{App, Command};
+use sidlens::tui::data::Projected;
 use sidlens::tui::jobs::{self, JobEvent, JobMsg, Payload, Request, Topic};
 use sidlens::tui::sources::Sources;
 use sidlens::tui::theme::Theme;
@@ -218,6 +220,25 @@ fn clone(p: &Payload) -> Payload {
     }
 }
 
+/// A projection as a first run on a machine gets it ("computed and cached"): the jobs use
+/// the user's cache, so whether this process computed it or found it there depends on the
+/// runs before, and the snapshots must not.
+fn as_if_computed(payload: Payload) -> Payload {
+    let computed = |p: &Projected| {
+        Arc::new(Projected {
+            projection: p.projection.clone(),
+            cache: Some(CacheOutcome::Stored(PathBuf::from("cached.bin"))),
+            must_include: p.must_include,
+            embeddings: Arc::clone(&p.embeddings),
+        })
+    };
+    match payload {
+        Payload::Projection(p) => Payload::Projection(computed(&p)),
+        Payload::Collaborative(p) => Payload::Collaborative(computed(&p)),
+        other => other,
+    }
+}
+
 fn run(request: Request) -> Vec<JobMsg> {
     let (tx, rx) = channel();
     jobs::run(request, 0, &CancelFlag::default(), &tx);
@@ -237,7 +258,7 @@ fn answers() -> &'static Answers {
             for msg in run(request) {
                 let target = msg.target;
                 if let JobEvent::Done(p) = &msg.event {
-                    payloads.insert(target, clone(p));
+                    payloads.insert(target, as_if_computed(clone(p)));
                 }
                 // The fixture's two tokenizers list different test users, so their paired
                 // tests fail (and the metrics pane says why); every other job must succeed.
