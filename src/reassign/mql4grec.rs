@@ -92,7 +92,7 @@ struct OrderScratch {
     sums: Vec<f64>,
     /// The last-level distances of a group's new members, `V` each.
     distances: Vec<f32>,
-    keys: Vec<u64>,
+    nearest: NearestScratch,
     codes: Vec<Code>,
 }
 
@@ -378,7 +378,7 @@ fn group_orders(
     for (k, last) in scratch.distances.chunks_exact(v.max(1)).enumerate() {
         let slot = first_slot + k;
         let wanted = if Some(slot) == leader { 0 } else { NEAREST };
-        nearest_into(last, wanted, &mut scratch.keys, &mut scratch.codes);
+        nearest_into(last, wanted, &mut scratch.nearest, &mut scratch.codes);
         table.nearest_len.push(scratch.codes.len() as u16);
         scratch.codes.resize(NEAREST, 0);
         table.nearest.extend_from_slice(&scratch.codes);
@@ -406,38 +406,53 @@ fn argsort(d: &[f32]) -> Vec<Code> {
 /// The first `k` codes of [`argsort`].
 fn nearest(d: &[f32], k: usize) -> Vec<Code> {
     let mut codes = Vec::new();
-    nearest_into(d, k, &mut Vec::new(), &mut codes);
+    nearest_into(d, k, &mut NearestScratch::default(), &mut codes);
     codes
 }
 
-/// [`nearest`] into `codes`, with `keys` as scratch. The keys are distinct, so the `k`
-/// smallest in order are exactly [`argsort`]'s prefix. Each of `k` disjoint runs of keys holds
-/// its minimum, so at least `k` keys lie at or below the largest of those minima: only those
-/// are sorted (about a quarter of the keys, against a selection over all of them).
-fn nearest_into(d: &[f32], k: usize, keys: &mut Vec<u64>, codes: &mut Vec<Code>) {
+/// Buffers for [`nearest_into`], kept by the caller between calls.
+#[derive(Default)]
+struct NearestScratch {
+    bits: Vec<u32>,
+    minima: Vec<u32>,
+    keys: Vec<u64>,
+}
+
+/// [`nearest`] into `codes`. The (distance in total order, code) keys are distinct, so the `k`
+/// smallest in order are exactly [`argsort`]'s prefix. Split the codes into `k` disjoint sets
+/// (code `c` in set `c mod k`, the last partial block left out): each set's least distance is
+/// at most the largest of those minima, so at least `k` codes lie at or below it and only
+/// those are sorted (about a quarter of them). The minima are taken block against block,
+/// which vectorises.
+fn nearest_into(d: &[f32], k: usize, scratch: &mut NearestScratch, codes: &mut Vec<Code>) {
     codes.clear();
     if k == 0 {
         return;
     }
+    let NearestScratch { bits, minima, keys } = scratch;
+    bits.clear();
+    bits.extend(d.iter().map(|&x| total_order_bits(x)));
+    let bound = if k < bits.len() {
+        minima.clear();
+        minima.extend_from_slice(&bits[..k]);
+        for block in bits[k..].chunks_exact(k) {
+            for (m, &b) in minima.iter_mut().zip(block) {
+                *m = (*m).min(b);
+            }
+        }
+        minima.iter().copied().max().unwrap_or(u32::MAX)
+    } else {
+        u32::MAX
+    };
     keys.clear();
     keys.extend(
-        d.iter()
+        bits.iter()
             .enumerate()
-            .map(|(c, &x)| (u64::from(total_order_bits(x)) << 32) | c as u64),
+            .filter(|&(_, &b)| b <= bound)
+            .map(|(c, &b)| (u64::from(b) << 32) | c as u64),
     );
-    if k < keys.len() {
-        let bound = keys
-            .chunks_exact(keys.len() / k)
-            .take(k)
-            .map(|run| run.iter().copied().min().unwrap_or(u64::MAX))
-            .max()
-            .unwrap_or(u64::MAX);
-        keys.retain(|&key| key <= bound);
-        keys.sort_unstable();
-        keys.truncate(k);
-    } else {
-        keys.sort_unstable();
-    }
+    keys.sort_unstable();
+    keys.truncate(k);
     codes.extend(keys.iter().map(|&key| key as Code));
 }
 
