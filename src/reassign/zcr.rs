@@ -92,10 +92,7 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     // Negated costs: the least total cost is the greatest total weight.
     let mut weights = Vec::with_capacity(h * kept.len());
     for r in 0..h {
-        weights.extend(
-            kept.iter()
-                .map(|&j| -scale.cost(r, j, j != problem.native_col(r), problem.delta(r, j))),
-        );
+        scale.push_negated_costs(problem, r, &kept, &mut weights);
     }
     let assignment = max_weight_assignment(&weights, h, kept.len());
     assignment.into_iter().map(|k| kept[k]).collect()
@@ -181,12 +178,36 @@ impl Scaling {
         delta * self.delta_scale
     }
 
-    fn cost(&self, row: usize, col: usize, changed: bool, delta: f64) -> i128 {
+    /// The negated costs of row `row` taking each of `columns`, pushed onto `out`. The
+    /// row's constants are computed once; where T fits in 64 bits (every group of a few
+    /// hundred rows) `q·T` is one widening multiply instead of a 128-bit one. Exact integers
+    /// either way, so the same values.
+    fn push_negated_costs(
+        &self,
+        problem: &GroupProblem,
+        row: usize,
+        columns: &[usize],
+        out: &mut Vec<i128>,
+    ) {
         let w = self.h - row as i128;
-        let q = self.quanta(delta) as i64 as i128;
-        let changed = i128::from(changed);
-        let code = if self.code_term { col as i128 } else { 0 };
-        changed * self.m + q * self.t + w * (changed * self.a + code)
+        let change = self.m + w * self.a;
+        let native = problem.native_col(row);
+        let (dists, native_dist) = (problem.row(row), problem.dist(row, native));
+        let code_weight = if self.code_term { w } else { 0 };
+        let entry = |j: usize, quanta_t: i128| {
+            let changed = if j == native { 0 } else { change };
+            -(changed + quanta_t + code_weight * j as i128)
+        };
+        match i64::try_from(self.t) {
+            Ok(t) => out.extend(columns.iter().map(|&j| {
+                let q = self.quanta(dists[j] - native_dist) as i64;
+                entry(j, i128::from(q) * i128::from(t))
+            })),
+            Err(_) => out.extend(columns.iter().map(|&j| {
+                let q = self.quanta(dists[j] - native_dist) as i64;
+                entry(j, i128::from(q) * self.t)
+            })),
+        }
     }
 }
 
