@@ -82,6 +82,12 @@ pub fn generate_index(spec: &SyntheticSpec) -> Result<SidIndex> {
         .map(|s| (s as f64).powf(-2.0))
         .collect();
     let total: f64 = weights.iter().sum();
+    let mean_size = weights
+        .iter()
+        .enumerate()
+        .map(|(k, w)| (k + 1) as f64 * w)
+        .sum::<f64>()
+        / total;
     let mut cdf = Vec::with_capacity(weights.len());
     let mut acc = 0.0;
     for w in weights {
@@ -104,12 +110,16 @@ pub fn generate_index(spec: &SyntheticSpec) -> Result<SidIndex> {
         }
         .min(remaining);
         if prefix_index >= n_prefixes {
+            let levels = if l == 2 { "level" } else { "levels" };
             return Err(Error::Invalid(format!(
-                "{} items do not fit {} distinct prefixes of {} levels of size {}",
+                "{} items do not fit {} distinct prefixes ({} {levels} of {} codes): prefix \
+                 groups hold {mean_size:.1} items on average, so about {} items fit; raise \
+                 --levels or --codebook-size, or lower --items",
                 spec.n_items,
                 n_prefixes,
                 l - 1,
-                spec.codebook_size
+                spec.codebook_size,
+                (n_prefixes as f64 * mean_size) as u64
             )));
         }
         let mut p = prefix_index.wrapping_mul(multiplier) & (n_prefixes - 1);
@@ -293,6 +303,30 @@ mod tests {
             "collision rate {}",
             s.collision_rate
         );
+    }
+
+    #[test]
+    fn too_many_items_for_the_prefixes_says_how_many_fit() {
+        let spec = |n_items| SyntheticSpec {
+            n_items,
+            n_levels: 2,
+            max_prefix_group: 16,
+            n_users: 10,
+            ..Default::default()
+        };
+        let message = generate_index(&spec(1_000)).unwrap_err().to_string();
+        assert!(
+            message.contains("do not fit 256 distinct prefixes (1 level of 256 codes)"),
+            "{message}"
+        );
+        let fit: usize = message
+            .split("so about ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no estimate in {message:?}"));
+        assert!((256..1_000).contains(&fit), "{message}");
+        assert!(generate_index(&spec(fit * 3 / 4)).is_ok(), "{message}");
     }
 
     #[test]
