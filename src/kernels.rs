@@ -364,48 +364,41 @@ mod tests {
     type F32Kernel = fn(&[f32], &[f32], &mut Vec<f64>, &mut [f32]);
     type F64Kernel = fn(&[f64], &[f64], &mut Vec<f64>, &mut [f64]);
 
-    /// The dispatching entry point and every SIMD build this CPU can run.
-    fn f32_builds() -> Vec<(&'static str, F32Kernel)> {
-        let mut builds: Vec<(&'static str, F32Kernel)> =
-            vec![("dispatched", sq_distances_transposed_f32)];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: called only where AVX2 is supported (checked just above).
-                builds.push(("avx2", |r, t, s, o| unsafe {
-                    sq_distances_transposed_f32_avx2(r, t, s, o)
-                }));
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: called only where AVX-512F is supported (checked just above).
-                builds.push(("avx512", |r, t, s, o| unsafe {
-                    sq_distances_transposed_f32_avx512(r, t, s, o)
-                }));
-            }
+    /// The dispatching entry point, then the AVX2 and AVX-512 builds where this CPU runs them.
+    #[cfg(target_arch = "x86_64")]
+    fn builds<K>(dispatched: K, avx2: K, avx512: K) -> Vec<(&'static str, K)> {
+        let mut builds = vec![("dispatched", dispatched)];
+        if std::arch::is_x86_feature_detected!("avx2") {
+            builds.push(("avx2", avx2));
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            builds.push(("avx512", avx512));
         }
         builds
     }
 
-    /// [`f32_builds`] for the float64 kernel.
-    fn f64_builds() -> Vec<(&'static str, F64Kernel)> {
-        let mut builds: Vec<(&'static str, F64Kernel)> =
-            vec![("dispatched", sq_distances_8_transposed)];
+    fn f32_builds() -> Vec<(&'static str, F32Kernel)> {
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: called only where AVX2 is supported (checked just above).
-                builds.push(("avx2", |r, t, s, o| unsafe {
-                    sq_distances_8_transposed_avx2(r, t, s, o)
-                }));
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: called only where AVX-512F is supported (checked just above).
-                builds.push(("avx512", |r, t, s, o| unsafe {
-                    sq_distances_8_transposed_avx512(r, t, s, o)
-                }));
-            }
-        }
-        builds
+        return builds(
+            sq_distances_transposed_f32,
+            // SAFETY (both): `builds` keeps a build only where the CPU supports it.
+            |r, t, s, o| unsafe { sq_distances_transposed_f32_avx2(r, t, s, o) },
+            |r, t, s, o| unsafe { sq_distances_transposed_f32_avx512(r, t, s, o) },
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        vec![("dispatched", sq_distances_transposed_f32)]
+    }
+
+    fn f64_builds() -> Vec<(&'static str, F64Kernel)> {
+        #[cfg(target_arch = "x86_64")]
+        return builds(
+            sq_distances_8_transposed,
+            // SAFETY (both): `builds` keeps a build only where the CPU supports it.
+            |r, t, s, o| unsafe { sq_distances_8_transposed_avx2(r, t, s, o) },
+            |r, t, s, o| unsafe { sq_distances_8_transposed_avx512(r, t, s, o) },
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        vec![("dispatched", sq_distances_8_transposed)]
     }
 
     #[test]

@@ -16,8 +16,8 @@ use crate::sid::{self, Code, SidKey};
 /// Passes over the index the reference makes at most (`tt == 2`).
 pub const PASSES: usize = 2;
 
-/// The float32 view of their last two levels of the items met so far, as the reference
-/// computes it, one slot per item: the start of the code order by distance at level L (numpy
+/// The items met so far, one slot each, with the float32 view of their last two levels that
+/// the reference computes: the start of the code order by distance at level L (numpy
 /// `argsort`; the rest only when a walk goes past it), the smallest last-level distance (the
 /// key a group is sorted by), and the residuals before levels L−1 and L, whose code orders
 /// are computed only when needed (rare: most items never need them). Flat, so that a pass
@@ -198,8 +198,8 @@ pub fn run(
                         let slot = known_slot[p as usize];
                         (slot != u32::MAX).then(|| known.get(slot as usize).min_last)
                     };
-                    let walk = (index, cost, &codewords);
-                    group_orders(walk, group, known, &mut table, &mut scratch);
+                    let inputs = (index, cost, &codewords);
+                    group_orders(inputs, group, known, &mut table, &mut scratch);
                     (table, scratch)
                 },
             )

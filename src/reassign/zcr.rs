@@ -194,20 +194,16 @@ impl Scaling {
         let native = problem.native_col(row);
         let (dists, native_dist) = (problem.row(row), problem.dist(row, native));
         let code_weight = if self.code_term { w } else { 0 };
-        let entry = |j: usize, quanta_t: i128| {
+        let narrow_t = i64::try_from(self.t).ok();
+        out.extend(columns.iter().map(|&j| {
+            let q = self.quanta(dists[j] - native_dist) as i64;
+            let quanta_t = match narrow_t {
+                Some(t) => i128::from(q) * i128::from(t),
+                None => i128::from(q) * self.t,
+            };
             let changed = if j == native { 0 } else { change };
             -(changed + quanta_t + code_weight * j as i128)
-        };
-        match i64::try_from(self.t) {
-            Ok(t) => out.extend(columns.iter().map(|&j| {
-                let q = self.quanta(dists[j] - native_dist) as i64;
-                entry(j, i128::from(q) * i128::from(t))
-            })),
-            Err(_) => out.extend(columns.iter().map(|&j| {
-                let q = self.quanta(dists[j] - native_dist) as i64;
-                entry(j, i128::from(q) * self.t)
-            })),
-        }
+        }));
     }
 }
 
