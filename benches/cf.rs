@@ -11,8 +11,9 @@ use std::time::Instant;
 
 use sidlens::random::SeededRng;
 
-/// Wall-time target of the 50k-item run.
-const TARGET_SECONDS: f64 = 30.0;
+/// Wall-time target of the 50k-item run: "seconds, not minutes" read as a quarter of a minute;
+/// scipy's `svds` takes about 40 s on the same matrix on two idle cores (README's Speed).
+const TARGET_SECONDS: f64 = 15.0;
 
 /// CPU seconds (user + system) used so far by finished child processes.
 fn children_cpu() -> f64 {
