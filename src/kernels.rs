@@ -17,84 +17,86 @@ pub fn sq_distance_8(a: &[f64], b: &[f64]) -> f64 {
 
 /// `out[c] = ‖r − e_c‖²` for every code `c` of a transposed float32 codebook (`d × V`,
 /// `V = out.len()`): each difference in float32, squared and summed in float64 over the
-/// dimensions in order, rounded to float32 — MQL4GRec's RQ distances. The codes are the inner
-/// loop, so several are computed at once while every sum keeps the dimension order. `sums` is
-/// scratch space, kept by the caller between calls so that no call allocates.
-pub fn sq_distances_transposed_f32(
-    r: &[f32],
-    transposed: &[f32],
-    sums: &mut Vec<f64>,
-    out: &mut [f32],
-) {
+/// dimensions in order, rounded to float32 — MQL4GRec's RQ distances. A block of codes is
+/// computed side by side, its sums in registers, while every sum keeps the dimension order.
+pub fn sq_distances_transposed_f32(r: &[f32], transposed: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU supports AVX-512F (checked just above).
-        return unsafe { sq_distances_transposed_f32_avx512(r, transposed, sums, out) };
+        return unsafe { sq_distances_transposed_f32_avx512(r, transposed, out) };
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { sq_distances_transposed_f32_avx2(r, transposed, sums, out) };
+        return unsafe { sq_distances_transposed_f32_avx2(r, transposed, out) };
     }
-    sq_distances_transposed_f32_portable(r, transposed, sums, out);
+    sq_distances_transposed_f32_portable::<8>(r, transposed, out);
 }
 
-/// [`sq_distances_transposed_f32`] compiled for AVX-512 (the same loop, eight codes at once).
+/// [`sq_distances_transposed_f32`] compiled for AVX-512: blocks of 64 codes (eight
+/// independent registers of sums).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn sq_distances_transposed_f32_avx512(
-    r: &[f32],
-    transposed: &[f32],
-    sums: &mut Vec<f64>,
-    out: &mut [f32],
-) {
-    sq_distances_transposed_f32_portable(r, transposed, sums, out);
+fn sq_distances_transposed_f32_avx512(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+    sq_distances_transposed_f32_portable::<64>(r, transposed, out);
 }
 
-/// [`sq_distances_transposed_f32`] compiled for AVX2 (the same loop, widened).
+/// [`sq_distances_transposed_f32`] compiled for AVX2: blocks of 16 codes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sq_distances_transposed_f32_avx2(
-    r: &[f32],
-    transposed: &[f32],
-    sums: &mut Vec<f64>,
-    out: &mut [f32],
-) {
-    sq_distances_transposed_f32_portable(r, transposed, sums, out);
+fn sq_distances_transposed_f32_avx2(r: &[f32], transposed: &[f32], out: &mut [f32]) {
+    sq_distances_transposed_f32_portable::<16>(r, transposed, out);
 }
 
+/// [`sq_distances_transposed_f32`] in blocks of `B` codes, then of 8, then one at a time
+/// (the block size changes which codes share a pass, never a code's arithmetic).
 #[inline(always)]
-fn sq_distances_transposed_f32_portable(
+fn sq_distances_transposed_f32_portable<const B: usize>(
     r: &[f32],
     transposed: &[f32],
-    sums: &mut Vec<f64>,
     out: &mut [f32],
 ) {
     let v = out.len();
-    debug_assert_eq!(transposed.len(), r.len() * v);
-    // A sum's first term is stored rather than added to 0 (the same bits: t² ≥ 0), so the
-    // scratch is never zeroed.
-    sums.resize(v, 0.0);
-    let sums = &mut sums[..v];
-    let mut rows = r.iter().zip(transposed.chunks_exact(v.max(1)));
-    match rows.next() {
-        Some((&a, row)) => {
-            for (s, &b) in sums.iter_mut().zip(row) {
-                let t = f64::from(a - b);
-                *s = t * t;
-            }
-        }
-        None => sums.fill(0.0),
+    assert_eq!(transposed.len(), r.len() * v, "a d × V transposed codebook");
+    let done = f32_blocks::<B>(r, transposed, out, 0);
+    let done = f32_blocks::<8>(r, transposed, out, done);
+    f32_blocks::<1>(r, transposed, out, done);
+}
+
+/// Fills `out[first..]` in whole blocks of `B` codes; returns where they stop.
+#[inline(always)]
+fn f32_blocks<const B: usize>(
+    r: &[f32],
+    transposed: &[f32],
+    out: &mut [f32],
+    first: usize,
+) -> usize {
+    let v = out.len();
+    let end = first + (v - first) / B * B;
+    for (block, out) in out[first..end].chunks_exact_mut(B).enumerate() {
+        let codes = sq_distances_f32_block::<B>(r, transposed, v, first + block * B);
+        out.copy_from_slice(&codes);
     }
-    for (&a, row) in rows {
-        for (s, &b) in sums.iter_mut().zip(row) {
+    end
+}
+
+/// Codes `first..first + B` of [`sq_distances_transposed_f32`] (`v` codes per row).
+#[inline(always)]
+fn sq_distances_f32_block<const B: usize>(
+    r: &[f32],
+    transposed: &[f32],
+    v: usize,
+    first: usize,
+) -> [f32; B] {
+    let mut sums = [0.0f64; B];
+    for (&a, row) in r.iter().zip(transposed.chunks_exact(v)) {
+        let codes: &[f32; B] = row[first..first + B].try_into().expect("B codes");
+        for (s, &b) in sums.iter_mut().zip(codes) {
             let t = f64::from(a - b);
             *s += t * t;
         }
     }
-    for (o, &s) in out.iter_mut().zip(&*sums) {
-        *o = s as f32;
-    }
+    sums.map(|s| s as f32)
 }
 
 /// `out[c] = sq_distance_8(r, e_c)` for every code `c` of a transposed codebook (`d × V`,
@@ -361,48 +363,67 @@ mod tests {
         }
     }
 
-    type F32Kernel = fn(&[f32], &[f32], &mut Vec<f64>, &mut [f32]);
+    type F32Kernel = fn(&[f32], &[f32], &mut [f32]);
     type F64Kernel = fn(&[f64], &[f64], &mut Vec<f64>, &mut [f64]);
 
-    /// The dispatching entry point, then the AVX2 and AVX-512 builds where this CPU runs them.
-    #[cfg(target_arch = "x86_64")]
-    fn builds<K>(dispatched: K, avx2: K, avx512: K) -> Vec<(&'static str, K)> {
-        let mut builds = vec![("dispatched", dispatched)];
+    /// The dispatching entry point and the portable loop(s), then the AVX2 and AVX-512
+    /// builds where this CPU runs them.
+    fn builds<K>(
+        mut builds: Vec<(&'static str, K)>,
+        avx2: impl FnOnce() -> K,
+        avx512: impl FnOnce() -> K,
+    ) -> Vec<(&'static str, K)> {
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
-            builds.push(("avx2", avx2));
+            builds.push(("avx2", avx2()));
         }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f") {
-            builds.push(("avx512", avx512));
+            builds.push(("avx512", avx512()));
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (avx2, avx512);
         builds
     }
 
     fn f32_builds() -> Vec<(&'static str, F32Kernel)> {
-        #[cfg(target_arch = "x86_64")]
-        return builds(
-            sq_distances_transposed_f32,
+        let portable: Vec<(&'static str, F32Kernel)> = vec![
+            ("dispatched", sq_distances_transposed_f32),
+            ("blocks of 1", sq_distances_transposed_f32_portable::<1>),
+            ("blocks of 8", sq_distances_transposed_f32_portable::<8>),
+            ("blocks of 64", sq_distances_transposed_f32_portable::<64>),
+        ];
+        builds(
+            portable,
             // SAFETY (both): `builds` keeps a build only where the CPU supports it.
-            |r, t, s, o| unsafe { sq_distances_transposed_f32_avx2(r, t, s, o) },
-            |r, t, s, o| unsafe { sq_distances_transposed_f32_avx512(r, t, s, o) },
-        );
-        #[cfg(not(target_arch = "x86_64"))]
-        vec![("dispatched", sq_distances_transposed_f32)]
+            #[cfg(target_arch = "x86_64")]
+            || |r, t, o| unsafe { sq_distances_transposed_f32_avx2(r, t, o) },
+            #[cfg(target_arch = "x86_64")]
+            || |r, t, o| unsafe { sq_distances_transposed_f32_avx512(r, t, o) },
+            #[cfg(not(target_arch = "x86_64"))]
+            || sq_distances_transposed_f32,
+            #[cfg(not(target_arch = "x86_64"))]
+            || sq_distances_transposed_f32,
+        )
     }
 
     fn f64_builds() -> Vec<(&'static str, F64Kernel)> {
-        #[cfg(target_arch = "x86_64")]
-        return builds(
-            sq_distances_8_transposed,
+        builds(
+            vec![("dispatched", sq_distances_8_transposed)],
             // SAFETY (both): `builds` keeps a build only where the CPU supports it.
-            |r, t, s, o| unsafe { sq_distances_8_transposed_avx2(r, t, s, o) },
-            |r, t, s, o| unsafe { sq_distances_8_transposed_avx512(r, t, s, o) },
-        );
-        #[cfg(not(target_arch = "x86_64"))]
-        vec![("dispatched", sq_distances_8_transposed)]
+            #[cfg(target_arch = "x86_64")]
+            || |r, t, s, o| unsafe { sq_distances_8_transposed_avx2(r, t, s, o) },
+            #[cfg(target_arch = "x86_64")]
+            || |r, t, s, o| unsafe { sq_distances_8_transposed_avx512(r, t, s, o) },
+            #[cfg(not(target_arch = "x86_64"))]
+            || sq_distances_8_transposed,
+            #[cfg(not(target_arch = "x86_64"))]
+            || sq_distances_8_transposed,
+        )
     }
 
     #[test]
-    fn the_transposed_simd_kernels_give_the_portable_bits() {
+    fn every_f32_build_gives_the_bits_of_the_sum_in_dimension_order() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             x ^= x << 13;
@@ -410,17 +431,33 @@ mod tests {
             x ^= x << 17;
             ((x >> 40) as f32 / (1u32 << 24) as f32 - 0.5) * 4.0
         };
-        for (d, v) in [(0, 3), (1, 1), (3, 7), (32, 256), (17, 33)] {
+        // Whole blocks of 64 and of 8, partial ones, and shapes below every block size.
+        for (d, v) in [
+            (0, 3),
+            (1, 1),
+            (3, 7),
+            (32, 256),
+            (17, 33),
+            (32, 100),
+            (5, 72),
+        ] {
             let r: Vec<f32> = (0..d).map(|_| next()).collect();
             let t: Vec<f32> = (0..d * v).map(|_| next()).collect();
-            let mut sums = vec![7.0; 2];
-            let mut portable = vec![0.0f32; v];
-            sq_distances_transposed_f32_portable(&r, &t, &mut sums, &mut portable);
-            let bits = |o: &[f32]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let want: Vec<u32> = (0..v)
+                .map(|c| {
+                    let mut sum = 0.0f64;
+                    for (j, &a) in r.iter().enumerate() {
+                        let t = f64::from(a - t[j * v + c]);
+                        sum += t * t;
+                    }
+                    (sum as f32).to_bits()
+                })
+                .collect();
             for (build, kernel) in f32_builds() {
                 let mut got = vec![0.0f32; v];
-                kernel(&r, &t, &mut sums, &mut got);
-                assert_eq!(bits(&portable), bits(&got), "{build}: d = {d}, V = {v}");
+                kernel(&r, &t, &mut got);
+                let got: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(got, want, "{build}: d = {d}, V = {v}");
             }
         }
     }

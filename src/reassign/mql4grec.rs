@@ -89,7 +89,6 @@ impl OrderTable {
 struct OrderScratch {
     latent: Vec<f64>,
     residual: Vec<f32>,
-    sums: Vec<f64>,
     /// The last-level distances of a group's new members, `V` each.
     distances: Vec<f32>,
     nearest: NearestScratch,
@@ -363,7 +362,7 @@ fn group_orders(
                 let start = scratch.distances.len();
                 scratch.distances.resize(start + v, 0.0);
                 let last = &mut scratch.distances[start..];
-                sq_distances_transposed_f32(r, &codewords.last, &mut scratch.sums, last);
+                sq_distances_transposed_f32(r, &codewords.last, last);
                 let min_last = last.iter().copied().fold(f32::INFINITY, f32::min);
                 table.min_last.push(min_last);
                 table.position.push(p);
@@ -393,7 +392,7 @@ fn subtract(r: &mut [f32], codeword: &[f64]) {
 
 fn distances(r: &[f32], transposed: &[f32], v: usize) -> Vec<f32> {
     let mut out = vec![0.0f32; v];
-    sq_distances_transposed_f32(r, transposed, &mut Vec::new(), &mut out);
+    sq_distances_transposed_f32(r, transposed, &mut out);
     out
 }
 
