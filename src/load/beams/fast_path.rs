@@ -1,7 +1,9 @@
 //! The records generators usually write, read without serde: plain strings, no escapes, the
 //! three known keys. Anything else falls back to the serde path, which reports errors.
 
-use super::BeamRecord;
+use super::grammar::parse_quoted_compact_sid;
+use super::{BeamRecord, BeamSid};
+use crate::sid_scheme::SidScheme;
 
 /// The fast path of [`parse_line`] for the records generators usually write: an object whose
 /// keys are `beam_sids` (a list of strings), `target` (string or null) and `target_item`
@@ -48,9 +50,9 @@ pub(super) fn parse_plain_record(text: &str, rec: &mut BeamRecord) -> bool {
                 rec.has_beams = true;
                 plain_sid_list(text, &mut i, rec)
             }
-            "target" => match plain_string(text, &mut i) {
+            "target" => match plain_sid(text, &mut i, rec) {
                 Some(sid) => {
-                    rec.target = Some(rec.read_sid(sid));
+                    rec.target = Some(sid);
                     true
                 }
                 None => plain_null(b, &mut i),
@@ -94,6 +96,19 @@ fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
     *i = start + len + 1;
     // Quotes are ASCII, so both ends are character boundaries.
     text.get(start..start + len)
+}
+
+/// A plain JSON string at byte `*i` read as a beam SID, moving past it. The usual
+/// `"<a_1><b_2>…"` is parsed in the same pass that finds its closing quote; any other string
+/// is read by [`BeamRecord::read_sid`], which gives the same SID for those.
+fn plain_sid(text: &str, i: &mut usize, rec: &mut BeamRecord) -> Option<BeamSid> {
+    if let Some((key, n_levels, len)) = parse_quoted_compact_sid(&text.as_bytes()[*i..]) {
+        // The SID is ASCII, so both ends of its contents are character boundaries.
+        rec.note_scheme(SidScheme::LETTERS, &text[*i + 1..*i + len - 1]);
+        *i += len;
+        return Some(BeamSid::Codes { key, n_levels });
+    }
+    plain_string(text, i).map(|s| rec.read_sid(s))
 }
 
 /// A non-negative JSON integer that fits in `u64`, written as JSON allows (no leading zero).
@@ -142,10 +157,9 @@ fn plain_sid_list(text: &str, i: &mut usize, rec: &mut BeamRecord) -> bool {
     }
     loop {
         ws(i);
-        let Some(sid) = plain_string(text, i) else {
+        let Some(sid) = plain_sid(text, i, rec) else {
             return false;
         };
-        let sid = rec.read_sid(sid);
         rec.beams.push(sid);
         ws(i);
         match b.get(*i) {
