@@ -16,17 +16,15 @@ use crate::sid::{self, Code, SidKey};
 /// Passes over the index the reference makes at most (`tt == 2`).
 pub const PASSES: usize = 2;
 
-/// The items met so far, one slot each, with the float32 view of their last two levels that
-/// the reference computes: the start of the code order by distance at level L (numpy
-/// `argsort`; the rest only when a walk goes past it), the smallest last-level distance (the
-/// key a group is sorted by), and the residuals before levels L−1 and L, whose code orders
-/// are computed only when needed (rare: most items never need them). Flat, so that a pass
+/// The items met so far, one slot each, with the float32 view of their last level that the
+/// reference computes: the start of the code order by distance at level L (numpy `argsort`;
+/// the rest only when a walk goes past it) and the smallest last-level distance (the key a
+/// group is sorted by). The residuals behind them are not kept: the rare walk that needs a
+/// whole order, or the order at level L−1, computes its item's again ([`Residuals`]), which
+/// saves writing and joining 2·d values per item (45 MB at 1M items). Flat, so that a pass
 /// makes a few arrays rather than three per item (freeing those took one core 0.05 s at 1M).
 #[derive(Default)]
 struct OrderTable {
-    dim: usize,
-    /// Per slot `2·dim` values: the residual before level L−1, then before level L.
-    residuals: Vec<f32>,
     /// Per slot [`NEAREST`] codes, of which the first `nearest_len[slot]` are set.
     nearest: Vec<Code>,
     nearest_len: Vec<u16>,
@@ -37,38 +35,24 @@ struct OrderTable {
 
 /// One slot of an [`OrderTable`].
 struct Orders<'a> {
-    prev_residual: &'a [f32],
-    last_residual: &'a [f32],
     nearest_last: &'a [Code],
     min_last: f32,
 }
 
 impl OrderTable {
-    fn new(dim: usize) -> Self {
-        OrderTable {
-            dim,
-            ..Self::default()
-        }
-    }
-
     fn len(&self) -> usize {
         self.min_last.len()
     }
 
     fn get(&self, slot: usize) -> Orders<'_> {
-        let residuals = &self.residuals[slot * 2 * self.dim..(slot + 1) * 2 * self.dim];
-        let (prev_residual, last_residual) = residuals.split_at(self.dim);
         let nearest = &self.nearest[slot * NEAREST..];
         Orders {
-            prev_residual,
-            last_residual,
             nearest_last: &nearest[..usize::from(self.nearest_len[slot])],
             min_last: self.min_last[slot],
         }
     }
 
     fn reserve(&mut self, slots: usize) {
-        self.residuals.reserve_exact(slots * 2 * self.dim);
         self.nearest.reserve_exact(slots * NEAREST);
         self.nearest_len.reserve_exact(slots);
         self.min_last.reserve_exact(slots);
@@ -76,7 +60,6 @@ impl OrderTable {
     }
 
     fn append(&mut self, other: &mut OrderTable) {
-        self.residuals.append(&mut other.residuals);
         self.nearest.append(&mut other.nearest);
         self.nearest_len.append(&mut other.nearest_len);
         self.min_last.append(&mut other.min_last);
@@ -87,8 +70,7 @@ impl OrderTable {
 /// One thread's buffers for [`group_orders`].
 #[derive(Default)]
 struct OrderScratch {
-    latent: Vec<f64>,
-    residual: Vec<f32>,
+    residuals: Residuals,
     /// The last-level distances of a group's new members, `V` each.
     distances: Vec<f32>,
     nearest: NearestScratch,
@@ -167,7 +149,7 @@ pub fn run(
     let mut given: FxHashSet<SidKey> = FxHashSet::default();
     // Walk orders of the items met in a group so far: `slot_of[p]` indexes `orders`.
     let mut slot_of: Vec<u32> = vec![u32::MAX; index.n_items()];
-    let mut orders = OrderTable::new(cost.dim());
+    let mut orders = OrderTable::default();
     let codewords = LastTwoLevels::new(cost, n_levels);
     let mut passes = 0;
     // A walk that ends on a used SID leaves a collision for the next pass; when none does,
@@ -191,7 +173,7 @@ pub fn run(
         let mut tables: Vec<OrderTable> = groups
             .par_iter()
             .fold(
-                || (OrderTable::new(cost.dim()), OrderScratch::default()),
+                || (OrderTable::default(), OrderScratch::default()),
                 |(mut table, mut scratch), group| {
                     let known = |p: u32| {
                         let slot = known_slot[p as usize];
@@ -227,11 +209,21 @@ pub fn run(
                     collisions.find(key).is_some() || given.contains(&key)
                 };
                 code.copy_from_slice(&current);
+                // Only a walk past the sorted start of its order, or onto level L−1, needs the
+                // item's residuals again (rare); they are computed once, then.
+                let residuals = std::cell::OnceCell::new();
+                let residuals = || {
+                    residuals.get_or_init(|| {
+                        let mut r = Residuals::default();
+                        r.compute(index, cost, p);
+                        r
+                    })
+                };
                 let mut whole_order: Option<Vec<Code>> = None;
                 let mut last_code = |num: usize| match o.nearest_last.get(num) {
                     Some(&c) => c,
                     None => whole_order.get_or_insert_with(|| {
-                        argsort(&distances(o.last_residual, &codewords.last, v))
+                        argsort(&distances(&residuals().last, &codewords.last, v))
                     })[num],
                 };
                 let mut num = i;
@@ -243,7 +235,7 @@ pub fn run(
                 for k in 1..v {
                     if taken(&code) {
                         let prev = prev.get_or_insert_with(|| {
-                            argsort(&distances(o.prev_residual, &codewords.prev, v))
+                            argsort(&distances(&residuals().prev, &codewords.prev, v))
                         });
                         code.clone_from(&current);
                         code[last - 1] = prev[k];
@@ -338,7 +330,7 @@ fn group_orders(
     table: &mut OrderTable,
     scratch: &mut OrderScratch,
 ) {
-    let (n_levels, dim, v) = (index.n_levels(), cost.dim(), codewords.codebook_size);
+    let v = codewords.codebook_size;
     let first_slot = table.len();
     scratch.distances.clear();
     let mut least: Option<(f32, Option<usize>)> = None;
@@ -346,23 +338,11 @@ fn group_orders(
         let (min_last, slot) = match known(p) {
             Some(min_last) => (min_last, None),
             None => {
-                let position = p as usize;
-                let native = index.codes(position);
-                scratch.latent.resize(dim, 0.0);
-                cost.latent_into(position, &mut scratch.latent);
-                let r = &mut scratch.residual;
-                r.clear();
-                r.extend(scratch.latent.iter().map(|&a| a as f32));
-                for (level, &code) in native.iter().enumerate().take(n_levels - 2) {
-                    subtract(r, cost.codeword(level, code));
-                }
-                table.residuals.extend_from_slice(r);
-                subtract(r, cost.codeword(n_levels - 2, native[n_levels - 2]));
-                table.residuals.extend_from_slice(r);
+                scratch.residuals.compute(index, cost, p as usize);
                 let start = scratch.distances.len();
                 scratch.distances.resize(start + v, 0.0);
                 let last = &mut scratch.distances[start..];
-                sq_distances_transposed_f32(r, &codewords.last, last);
+                sq_distances_transposed_f32(&scratch.residuals.last, &codewords.last, last);
                 let min_last = last.iter().copied().fold(f32::INFINITY, f32::min);
                 table.min_last.push(min_last);
                 table.position.push(p);
@@ -381,6 +361,34 @@ fn group_orders(
         table.nearest_len.push(scratch.codes.len() as u16);
         scratch.codes.resize(NEAREST, 0);
         table.nearest.extend_from_slice(&scratch.codes);
+    }
+}
+
+/// An item's float32 residuals before levels L−1 (`prev`) and L (`last`), along its own
+/// (native) codes, as the reference's RQ code has them: `r ← r − e` in float32.
+#[derive(Default)]
+struct Residuals {
+    latent: Vec<f64>,
+    prev: Vec<f32>,
+    last: Vec<f32>,
+}
+
+impl Residuals {
+    fn compute(&mut self, index: &SidIndex, cost: &CostModel, position: usize) {
+        let n_levels = index.n_levels();
+        let native = index.codes(position);
+        self.latent.resize(cost.dim(), 0.0);
+        cost.latent_into(position, &mut self.latent);
+        self.prev.clear();
+        self.prev.extend(self.latent.iter().map(|&a| a as f32));
+        for (level, &code) in native.iter().enumerate().take(n_levels - 2) {
+            subtract(&mut self.prev, cost.codeword(level, code));
+        }
+        self.last.clone_from(&self.prev);
+        subtract(
+            &mut self.last,
+            cost.codeword(n_levels - 2, native[n_levels - 2]),
+        );
     }
 }
 
