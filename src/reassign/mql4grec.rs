@@ -75,12 +75,19 @@ struct OrderScratch {
     distances: Vec<f32>,
     nearest: NearestScratch,
     codes: Vec<Code>,
+    /// A group's members as (smallest distance, new slot from the group's first).
+    members: Vec<(f32, Option<usize>)>,
+    /// Codes to sort up front per new slot.
+    wanted: Vec<usize>,
 }
 
 /// How much of each item's last-level code order is sorted up front: a walk that needs more
 /// (a crowded prefix) sorts all V codes then. On the 1M-item synthetic set, 0.06 % of the
 /// codes the walks read lie past the 32nd, none past the 44th.
 const NEAREST: usize = 32;
+
+/// Codes sorted up front past a member's start code (see [`sorted_start`]).
+const AHEAD: usize = 8;
 
 /// The codewords of the last two levels in float32, transposed (`d × V`), so that the
 /// distances to every code are computed side by side, each in the reference's order.
@@ -333,9 +340,12 @@ fn group_orders(
     let v = codewords.codebook_size;
     let first_slot = table.len();
     scratch.distances.clear();
-    let mut least: Option<(f32, Option<usize>)> = None;
+    // Each member's smallest distance and, for a new one, its slot: ranked as the walk ranks
+    // them (by distance, ties in group order), the member of rank r starts its walk at code
+    // r of its order.
+    scratch.members.clear();
     for &p in group {
-        let (min_last, slot) = match known(p) {
+        let member = match known(p) {
             Some(min_last) => (min_last, None),
             None => {
                 scratch.residuals.compute(index, cost, p as usize);
@@ -346,21 +356,39 @@ fn group_orders(
                 let min_last = last.iter().copied().fold(f32::INFINITY, f32::min);
                 table.min_last.push(min_last);
                 table.position.push(p);
-                (min_last, Some(table.len() - 1))
+                (min_last, Some(table.len() - 1 - first_slot))
             }
         };
-        if least.is_none_or(|(m, _)| min_last.total_cmp(&m).is_lt()) {
-            least = Some((min_last, slot));
+        scratch.members.push(member);
+    }
+    scratch.members.sort_by(|a, b| a.0.total_cmp(&b.0));
+    scratch.wanted.clear();
+    scratch.wanted.resize(table.len() - first_slot, 0);
+    for (rank, &(_, new)) in scratch.members.iter().enumerate() {
+        if let Some(k) = new {
+            scratch.wanted[k] = sorted_start(rank);
         }
     }
-    let leader = least.and_then(|(_, slot)| slot);
-    for (k, last) in scratch.distances.chunks_exact(v.max(1)).enumerate() {
-        let slot = first_slot + k;
-        let wanted = if Some(slot) == leader { 0 } else { NEAREST };
+    for (last, &wanted) in scratch
+        .distances
+        .chunks_exact(v.max(1))
+        .zip(&scratch.wanted)
+    {
         nearest_into(last, wanted, &mut scratch.nearest, &mut scratch.codes);
         table.nearest_len.push(scratch.codes.len() as u16);
         scratch.codes.resize(NEAREST, 0);
         table.nearest.extend_from_slice(&scratch.codes);
+    }
+}
+
+/// How many codes of its order a member of rank `rank` gets sorted up front: none for the
+/// leader (rank 0, which the walk leaves alone), else its start code and [`AHEAD`] more, at
+/// most [`NEAREST`]. A walk that reads past them sorts its whole order then.
+fn sorted_start(rank: usize) -> usize {
+    if rank == 0 {
+        0
+    } else {
+        (rank + 1 + AHEAD).min(NEAREST)
     }
 }
 
