@@ -3,7 +3,6 @@
 
 use super::grammar::parse_quoted_compact_sid;
 use super::{BeamRecord, BeamSid};
-use crate::sid_scheme::SidScheme;
 
 /// The fast path of [`parse_line`] for the records generators usually write: an object whose
 /// keys are `beam_sids` (a list of strings), `target` (string or null) and `target_item`
@@ -104,7 +103,7 @@ fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
 fn plain_sid(text: &str, i: &mut usize, rec: &mut BeamRecord) -> Option<BeamSid> {
     if let Some((key, n_levels, len)) = parse_quoted_compact_sid(&text.as_bytes()[*i..]) {
         // The SID is ASCII, so both ends of its contents are character boundaries.
-        rec.note_scheme(SidScheme::LETTERS, &text[*i + 1..*i + len - 1]);
+        rec.note_letters(&text[*i + 1..*i + len - 1]);
         *i += len;
         return Some(BeamSid::Codes { key, n_levels });
     }

@@ -87,6 +87,8 @@ pub struct BeamRecord {
     scheme: Option<SidScheme>,
     /// A SID of this record written in another scheme than the first, and its text.
     scheme_conflict: Option<(SidScheme, Span)>,
+    /// `scheme` is the letters scheme, so noting it again changes nothing.
+    letters: bool,
 }
 
 impl BeamRecord {
@@ -165,11 +167,21 @@ impl BeamRecord {
         self.text.clear();
         self.scheme = None;
         self.scheme_conflict = None;
+        self.letters = false;
     }
 
     /// The token scheme of this record's SIDs (`None` when none was readable).
     pub fn scheme(&self) -> Option<SidScheme> {
         self.scheme
+    }
+
+    /// [`BeamRecord::note_scheme`] of the letters scheme (`<a_1><b_2>…`), the one generators
+    /// write: once the record's scheme is that, there is nothing to compare per SID.
+    fn note_letters(&mut self, text: &str) {
+        if !self.letters {
+            self.note_scheme(SidScheme::LETTERS, text);
+            self.letters = self.scheme == Some(SidScheme::LETTERS);
+        }
     }
 
     fn note_scheme(&mut self, scheme: SidScheme, text: &str) {
@@ -194,7 +206,7 @@ impl BeamRecord {
 
     fn read_sid(&mut self, s: &str) -> BeamSid {
         if let Some((key, n_levels)) = parse_sid_key(s) {
-            self.note_scheme(SidScheme::LETTERS, s);
+            self.note_letters(s);
             return BeamSid::Codes { key, n_levels };
         }
         match sid_scheme::parse_any(s) {
