@@ -366,60 +366,51 @@ mod tests {
     type F32Kernel = fn(&[f32], &[f32], &mut [f32]);
     type F64Kernel = fn(&[f64], &[f64], &mut Vec<f64>, &mut [f64]);
 
-    /// The dispatching entry point and the portable loop(s), then the AVX2 and AVX-512
-    /// builds where this CPU runs them.
-    fn builds<K>(
-        mut builds: Vec<(&'static str, K)>,
-        avx2: impl FnOnce() -> K,
-        avx512: impl FnOnce() -> K,
-    ) -> Vec<(&'static str, K)> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            builds.push(("avx2", avx2()));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            builds.push(("avx512", avx512()));
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (avx2, avx512);
-        builds
-    }
-
+    /// The dispatching entry point, the portable loop at several block sizes, then the AVX2
+    /// and AVX-512 builds where this CPU runs them.
     fn f32_builds() -> Vec<(&'static str, F32Kernel)> {
-        let portable: Vec<(&'static str, F32Kernel)> = vec![
+        let mut builds: Vec<(&'static str, F32Kernel)> = vec![
             ("dispatched", sq_distances_transposed_f32),
             ("blocks of 1", sq_distances_transposed_f32_portable::<1>),
             ("blocks of 8", sq_distances_transposed_f32_portable::<8>),
             ("blocks of 64", sq_distances_transposed_f32_portable::<64>),
         ];
-        builds(
-            portable,
-            // SAFETY (both): `builds` keeps a build only where the CPU supports it.
-            #[cfg(target_arch = "x86_64")]
-            || |r, t, o| unsafe { sq_distances_transposed_f32_avx2(r, t, o) },
-            #[cfg(target_arch = "x86_64")]
-            || |r, t, o| unsafe { sq_distances_transposed_f32_avx512(r, t, o) },
-            #[cfg(not(target_arch = "x86_64"))]
-            || sq_distances_transposed_f32,
-            #[cfg(not(target_arch = "x86_64"))]
-            || sq_distances_transposed_f32,
-        )
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY (both): each build is kept only where the CPU supports it.
+            if std::arch::is_x86_feature_detected!("avx2") {
+                builds.push(("avx2", |r, t, o| unsafe {
+                    sq_distances_transposed_f32_avx2(r, t, o)
+                }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                builds.push(("avx512", |r, t, o| unsafe {
+                    sq_distances_transposed_f32_avx512(r, t, o)
+                }));
+            }
+        }
+        builds
     }
 
+    /// The dispatching entry point, then the AVX2 and AVX-512 builds where this CPU runs them.
     fn f64_builds() -> Vec<(&'static str, F64Kernel)> {
-        builds(
-            vec![("dispatched", sq_distances_8_transposed)],
-            // SAFETY (both): `builds` keeps a build only where the CPU supports it.
-            #[cfg(target_arch = "x86_64")]
-            || |r, t, s, o| unsafe { sq_distances_8_transposed_avx2(r, t, s, o) },
-            #[cfg(target_arch = "x86_64")]
-            || |r, t, s, o| unsafe { sq_distances_8_transposed_avx512(r, t, s, o) },
-            #[cfg(not(target_arch = "x86_64"))]
-            || sq_distances_8_transposed,
-            #[cfg(not(target_arch = "x86_64"))]
-            || sq_distances_8_transposed,
-        )
+        let mut builds: Vec<(&'static str, F64Kernel)> =
+            vec![("dispatched", sq_distances_8_transposed)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY (both): each build is kept only where the CPU supports it.
+            if std::arch::is_x86_feature_detected!("avx2") {
+                builds.push(("avx2", |r, t, s, o| unsafe {
+                    sq_distances_8_transposed_avx2(r, t, s, o)
+                }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                builds.push(("avx512", |r, t, s, o| unsafe {
+                    sq_distances_8_transposed_avx512(r, t, s, o)
+                }));
+            }
+        }
+        builds
     }
 
     #[test]
