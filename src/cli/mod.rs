@@ -161,8 +161,10 @@ pub fn main() -> ExitCode {
     };
     if !matches!(cli.command, Some(Command::Tui(_)) | None) {
         // The TUI handles its own signals and restores the terminal; elsewhere a signal must
-        // not leave a half-written output's temporary file behind.
+        // not leave a half-written output's temporary file behind. A one-shot command maps
+        // its large inputs (see `map_large_inputs` for why the TUI does not).
         remove_temp_files_on_signals();
+        crate::load::input::map_large_inputs(true);
     }
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),

@@ -1,6 +1,7 @@
 //! `sidlens zcr`: zero-collision reassignment (optimal ZCR next to the greedy baseline), its
 //! totals and per-group table, and optionally the reassigned index with a provenance sidecar.
 
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
@@ -122,13 +123,15 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         || SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format),
         || read_vectors(args.latents.as_deref(), args.codebooks.as_deref(), &bar),
     );
-    let (index, vectors) = (index?, vectors?);
+    // The process ends after this command: what it loaded and planned is left to the exit
+    // instead of freed piece by piece (40 ms on one core at 1M items, 2 % of the run).
+    let (index, vectors) = (ManuallyDrop::new(index?), vectors?);
     let (collisions, cost) = rayon::join(
-        || Collisions::new(&index),
+        || ManuallyDrop::new(Collisions::new(&index)),
         || cost_model_of(&index, vectors, &bar),
     );
-    let cost = cost?;
-    let mut plan = reassign::plan(&index, &collisions, cost.as_ref(), &bar)?;
+    let cost = ManuallyDrop::new(cost?);
+    let mut plan = ManuallyDrop::new(reassign::plan(&index, &collisions, cost.as_ref(), &bar)?);
     let latent_agreement = cost.as_ref().map(|c| c.last_code_agreement(&index));
     let warnings: Vec<String> = latent_agreement
         .and_then(reassign::foreign_latents_warning)
@@ -136,7 +139,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         .collect();
     let mode = Mode::from(args.mode);
     let policy = OverCapacity::from(args.over_capacity);
-    let resolution = match (policy, &cost) {
+    let resolution = match (policy, &*cost) {
         (OverCapacity::Keep, _) => None,
         (_, None) => anyhow::bail!("--over-capacity needs --latents to price the moves"),
         (_, Some(cost)) => Some(over_capacity::resolve(

@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ndarray::{Array2, Array3, ArrayBase, ArrayView2, Data, Dimension};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
@@ -37,7 +38,86 @@ pub enum LatentsView<'a> {
 enum FloatRows {
     F32(Array2<f32>),
     F64(Array2<f64>),
+    /// The values of a large `.npy` file, mapped instead of read (see [`MappedRows`]).
+    Mapped(MappedRows),
 }
+
+/// The values of a large little-endian, C-order float `.npy` file, mapped read-only when
+/// [`super::input::maps`] says so: reading 1M × 32 latents into fresh
+/// memory (copying them from the page cache and faulting the copy in) took longer on one
+/// core than `zcr` spends on most of its stages.
+#[derive(Debug, Clone)]
+struct MappedRows {
+    map: Arc<memmap2::Mmap>,
+    /// The byte offset of the first value, a multiple of the value size.
+    start: usize,
+    shape: (usize, usize),
+    kind: FloatKind,
+}
+
+impl MappedRows {
+    /// Maps `path`'s values when `header` describes a file that can be read in place
+    /// (native byte order, C order, aligned, nothing after the values); `None` otherwise, and
+    /// the file is read instead (which also reports any trailing bytes).
+    fn of(path: &Path, header: &NpyHeader, kind: FloatKind) -> Result<Option<Self>> {
+        let size = kind.size() as u64;
+        let [rows, cols] = header.shape[..] else {
+            return Ok(None);
+        };
+        let values = (rows as u64).checked_mul(cols as u64);
+        let fits = cfg!(target_endian = "little")
+            && header.descr.starts_with('<')
+            && !header.fortran_order
+            && super::input::maps(header.file_len)
+            && header.data_start.is_multiple_of(size)
+            && values.and_then(|n| n.checked_mul(size))
+                == Some(header.file_len - header.data_start);
+        if !fits {
+            return Ok(None);
+        }
+        let (file, len) = super::input::open_regular(path)?;
+        let map = super::input::map_file(&file).map_err(|e| Error::io(path, e))?;
+        if len != header.file_len || map.len() as u64 != len {
+            return Ok(None);
+        }
+        Ok(Some(MappedRows {
+            map: Arc::new(map),
+            start: header.data_start as usize,
+            shape: (rows, cols),
+            kind,
+        }))
+    }
+
+    fn view(&self) -> LatentsView<'_> {
+        let n = self.shape.0 * self.shape.1;
+        let bytes = &self.map[self.start..];
+        let shaped = "the shape was checked against the file's length";
+        match self.kind {
+            FloatKind::F32 => LatentsView::F32(
+                ArrayView2::from_shape(self.shape, &mapped_values::<f32>(bytes)[..n])
+                    .expect(shaped),
+            ),
+            FloatKind::F64 => LatentsView::F64(
+                ArrayView2::from_shape(self.shape, &mapped_values::<f64>(bytes)[..n])
+                    .expect(shaped),
+            ),
+        }
+    }
+}
+
+/// Mapped bytes as values of a float type.
+fn mapped_values<T: MappedFloat>(bytes: &[u8]) -> &[T] {
+    // SAFETY: every bit pattern is a valid f32 and f64; the map starts on a page and the
+    // values at a multiple of their size (checked in `MappedRows::of`), so nothing is cut.
+    let (head, values, _) = unsafe { bytes.align_to::<T>() };
+    assert!(head.is_empty(), "mapped values are aligned");
+    values
+}
+
+/// The float types whose values may be read straight from mapped bytes.
+trait MappedFloat {}
+impl MappedFloat for f32 {}
+impl MappedFloat for f64 {}
 
 impl Latents {
     /// Reads an N×d float `.npy`, `.safetensors` or `.pt` file (`FILE#NAME` picks a tensor)
@@ -62,9 +142,11 @@ impl Latents {
             }
             _ => {
                 let header = NpyHeader::read(path)?;
-                match header.float_kind(path, 2)? {
-                    FloatKind::F32 => FloatRows::F32(standard(read_array::<f32, _>(path)?)),
-                    FloatKind::F64 => FloatRows::F64(standard(read_array::<f64, _>(path)?)),
+                let kind = header.float_kind(path, 2)?;
+                match (MappedRows::of(path, &header, kind)?, kind) {
+                    (Some(mapped), _) => FloatRows::Mapped(mapped),
+                    (None, FloatKind::F32) => FloatRows::F32(standard(read_array::<f32, _>(path)?)),
+                    (None, FloatKind::F64) => FloatRows::F64(standard(read_array::<f64, _>(path)?)),
                 }
             }
         };
@@ -83,9 +165,9 @@ impl Latents {
                 ),
             ));
         }
-        match &latents.rows {
-            FloatRows::F32(a) => check_finite_rows(path, a)?,
-            FloatRows::F64(a) => check_finite_rows(path, a)?,
+        match latents.view() {
+            LatentsView::F32(a) => check_finite_rows(path, &a)?,
+            LatentsView::F64(a) => check_finite_rows(path, &a)?,
         }
         Ok(latents)
     }
@@ -115,25 +197,25 @@ impl Latents {
 
     /// Number of rows N.
     pub fn n_rows(&self) -> usize {
-        match &self.rows {
-            FloatRows::F32(a) => a.nrows(),
-            FloatRows::F64(a) => a.nrows(),
+        match self.view() {
+            LatentsView::F32(a) => a.nrows(),
+            LatentsView::F64(a) => a.nrows(),
         }
     }
 
     /// Vector dimension d.
     pub fn dim(&self) -> usize {
-        match &self.rows {
-            FloatRows::F32(a) => a.ncols(),
-            FloatRows::F64(a) => a.ncols(),
+        match self.view() {
+            LatentsView::F32(a) => a.ncols(),
+            LatentsView::F64(a) => a.ncols(),
         }
     }
 
     /// The element type of the file, `float32` or `float64`.
     pub fn dtype(&self) -> &'static str {
-        match &self.rows {
-            FloatRows::F32(_) => "float32",
-            FloatRows::F64(_) => "float64",
+        match self.view() {
+            LatentsView::F32(_) => "float32",
+            LatentsView::F64(_) => "float64",
         }
     }
 
@@ -142,20 +224,21 @@ impl Latents {
         match &self.rows {
             FloatRows::F32(a) => LatentsView::F32(a.view()),
             FloatRows::F64(a) => LatentsView::F64(a.view()),
+            FloatRows::Mapped(m) => m.view(),
         }
     }
 
     /// Copies row `row` into `out` (length d) as float64.
     pub fn row_into(&self, row: usize, out: &mut [f64]) {
-        match &self.rows {
-            FloatRows::F32(a) => {
+        match self.view() {
+            LatentsView::F32(a) => {
                 let src = a.row(row);
                 let src = src.as_slice().expect("rows are kept in standard layout");
                 for (o, &v) in out.iter_mut().zip(src) {
                     *o = f64::from(v);
                 }
             }
-            FloatRows::F64(a) => {
+            LatentsView::F64(a) => {
                 let src = a.row(row);
                 out.copy_from_slice(src.as_slice().expect("rows are kept in standard layout"));
             }
@@ -165,18 +248,26 @@ impl Latents {
     /// Checks the rows cover every item of `index` (row = [`crate::load::ItemIds::vector_row`]);
     /// the message names both files and both numbers.
     pub fn check_covers(&self, index: &SidIndex) -> Result<()> {
+        self.rows_of(index).map(|_| ())
+    }
+
+    /// The row of every item position of `index`, checked as [`Latents::check_covers`] does.
+    pub fn rows_of(&self, index: &SidIndex) -> Result<Vec<u32>> {
         let ids = index.ids();
-        let needed = (0..index.n_items())
-            .map(|p| (ids.vector_row(p), p))
-            .max_by_key(|&(row, _)| row);
-        if let Some((row, position)) = needed
-            && row >= self.n_rows()
+        let rows: Vec<u32> = (0..index.n_items())
+            .into_par_iter()
+            .map(|p| u32::try_from(ids.vector_row(p)).unwrap_or(u32::MAX))
+            .collect();
+        let needed = rows.par_iter().enumerate().max_by_key(|&(_, &row)| row);
+        if let Some((position, &row)) = needed
+            && row as usize >= self.n_rows()
         {
             let how = if ids.rows_are_ids() {
                 "row i is item id i"
             } else {
                 "rows follow the index's item order"
             };
+            let row = ids.vector_row(position);
             return Err(Error::Invalid(format!(
                 "{} has {} rows, but {} needs row {row} for item \"{}\" ({how})",
                 self.path.display(),
@@ -185,7 +276,7 @@ impl Latents {
                 index.id(position)
             )));
         }
-        Ok(())
+        Ok(rows)
     }
 }
 
@@ -427,11 +518,25 @@ enum FloatKind {
     F64,
 }
 
+impl FloatKind {
+    /// Bytes per value.
+    fn size(self) -> usize {
+        match self {
+            FloatKind::F32 => 4,
+            FloatKind::F64 => 8,
+        }
+    }
+}
+
 /// The parts of an `.npy` header that decide how to read it, kept for clear messages.
 #[derive(Debug, Clone, PartialEq)]
 struct NpyHeader {
     descr: String,
+    fortran_order: bool,
     shape: Vec<usize>,
+    /// Where the values start in the file, and the file's length (set by [`NpyHeader::read`]).
+    data_start: u64,
+    file_len: u64,
 }
 
 impl NpyHeader {
@@ -465,13 +570,15 @@ impl NpyHeader {
             .and_then(|_| file.read_exact(&mut text))
             .map_err(|_| Error::data(path, Place::File, "the .npy header is truncated"))?;
         let text = String::from_utf8_lossy(&text);
-        let header = Self::parse(&text).map_err(|why| {
+        let mut header = Self::parse(&text).map_err(|why| {
             Error::data(
                 path,
                 Place::File,
                 format!("cannot read the .npy header: {why}"),
             )
         })?;
+        header.data_start = (start + header_len) as u64;
+        header.file_len = file_len;
         // A header may claim any shape: compare it with the file's length before anything
         // is allocated for it.
         let values = header
@@ -540,7 +647,8 @@ impl NpyHeader {
             descr[..end].to_string()
         };
         let order = value_after("fortran_order")?;
-        if !order.starts_with("True") && !order.starts_with("False") {
+        let fortran_order = order.starts_with("True");
+        if !fortran_order && !order.starts_with("False") {
             let word: String = order
                 .chars()
                 .take_while(|c| c.is_alphanumeric())
@@ -560,7 +668,13 @@ impl NpyHeader {
             .map(|s| s.trim_end_matches('L').parse().ok())
             .collect::<Option<Vec<usize>>>()
             .ok_or_else(|| format!("its shape ({shape_text}) is not a list of whole numbers"))?;
-        Ok(NpyHeader { descr, shape })
+        Ok(NpyHeader {
+            descr,
+            fortran_order,
+            shape,
+            data_start: 0,
+            file_len: 0,
+        })
     }
 
     /// The float type of an array that must have `ndim` dimensions, or a message saying

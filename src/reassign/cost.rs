@@ -52,7 +52,7 @@ impl CostModel {
         latents: Latents,
         codebooks: &Codebooks,
     ) -> Result<Self> {
-        latents.check_covers(index)?;
+        let rows = latents.rows_of(index)?;
         codebooks.check_fit(index, &latents)?;
         let (n_levels, v, dim) = (
             codebooks.n_levels(),
@@ -67,7 +67,7 @@ impl CostModel {
         }
         let mut model = CostModel {
             latents,
-            rows: vector_rows(index),
+            rows,
             n_levels,
             codebook_size: v,
             dim,
@@ -87,9 +87,8 @@ impl CostModel {
     /// depends only on the data's shape, with partial sums added in chunk order: the result
     /// is the same on any number of threads.
     pub fn estimate(index: &SidIndex, latents: Latents, progress: &dyn Progress) -> Result<Self> {
-        latents.check_covers(index)?;
+        let rows = latents.rows_of(index)?;
         let (n_levels, v, dim) = (index.n_levels(), index.codebook_size(), latents.dim());
-        let rows = vector_rows(index);
         let mut model = CostModel {
             latents,
             rows,
@@ -332,15 +331,6 @@ impl CostModel {
             *o = sq_distance_8(residual, self.codeword(last, c));
         }
     }
-}
-
-/// The latents row of every item, by position.
-fn vector_rows(index: &SidIndex) -> Vec<u32> {
-    let ids = index.ids();
-    (0..index.n_items())
-        .into_par_iter()
-        .map(|p| ids.vector_row(p) as u32)
-        .collect()
 }
 
 #[cfg(test)]

@@ -66,6 +66,8 @@ pub struct Remedy {
     pub delta: Vec<f64>,
     /// Passes the rule made (MQL4GRec: at most two).
     pub passes: usize,
+    /// Every SID is known to differ from every other, so [`remedy_totals`] need not count.
+    pub distinct: bool,
 }
 
 impl Remedy {
@@ -332,6 +334,7 @@ fn mql4grec_remedy(
         codes: out.codes,
         delta,
         passes: out.passes,
+        distinct: out.distinct,
     })
 }
 
@@ -596,7 +599,11 @@ pub fn remedy_totals(index: &SidIndex, remedy: &Remedy) -> ModeTotals {
         .into_par_iter()
         .filter(|&p| index.codes(p) != &remedy.codes_of(p)[..l] || remedy.n_levels > l)
         .count();
-    let (in_collision, unique) = mql4grec::collision_counts(&remedy.codes, remedy.n_levels);
+    let (in_collision, unique) = if remedy.distinct {
+        (0, index.n_items())
+    } else {
+        mql4grec::collision_counts(&remedy.codes, remedy.n_levels)
+    };
     ModeTotals {
         n_reassigned,
         total_delta: Some(remedy.delta.iter().sum()),

@@ -125,6 +125,9 @@ pub struct Mql4grecCodes {
     pub codes: Vec<Code>,
     /// Passes made (1 or 2; 0 when the index had no collision).
     pub passes: usize,
+    /// Every SID differs from every other: the last pass's walks all ended on unused SIDs
+    /// (or nothing collided), so there are no collisions left to count.
+    pub distinct: bool,
 }
 
 /// Runs MQL4GRec's rule on `index`, with the distances of [`Orders`] from `cost`'s codebooks.
@@ -173,6 +176,7 @@ pub fn run(
             Vec::new()
         };
         if groups.is_empty() {
+            left_collisions = false;
             break;
         }
         left_collisions = false;
@@ -267,7 +271,11 @@ pub fn run(
         passes += 1;
         progress.advance(1);
     }
-    Ok(Mql4grecCodes { codes, passes })
+    Ok(Mql4grecCodes {
+        codes,
+        passes,
+        distinct: !left_collisions,
+    })
 }
 
 /// [`collision_groups`] of the index's own codes, from its SID groups: members and groups
@@ -521,6 +529,49 @@ mod tests {
         let mut idx: Vec<Code> = (0..d.len() as Code).collect();
         idx.sort_by(|&a, &b| d[a as usize].total_cmp(&d[b as usize]));
         idx
+    }
+
+    /// A random index of `n` items over a tiny codebook (so walks run out of codes), with
+    /// random latents and codebooks.
+    fn tiny_tokenizer(seed: u64, n: usize) -> (SidIndex, CostModel) {
+        use crate::load::{Codebooks, Latents};
+        let (l, v, d) = (3, 3, 2);
+        let mut rng = crate::random::SeededRng::new(seed);
+        let mut code = || (rng.unit() * v as f64) as usize % v;
+        let entries: Vec<String> = (0..n)
+            .map(|i| format!("\"{i}\": [{}, {}, {}]", code(), code(), code()))
+            .collect();
+        let path = std::path::Path::new("tiny.index.json");
+        let index = SidIndex::parse(format!("{{{}}}", entries.join(", ")).as_bytes(), path, None)
+            .expect("a valid index");
+        let mut rng = crate::random::SeededRng::new(seed ^ 0x5EED);
+        let latents = ndarray::Array2::from_shape_fn((n, d), |_| rng.unit() * 2.0 - 1.0);
+        let codebooks = ndarray::Array3::from_shape_fn((l, v, d), |_| rng.unit() - 0.5);
+        let latents = Latents::from_f64(std::path::Path::new("tiny.npy"), latents).unwrap();
+        let codebooks = Codebooks::from_array(std::path::Path::new("cb.npy"), codebooks).unwrap();
+        let cost = CostModel::from_codebooks(&index, latents, &codebooks).unwrap();
+        (index, cost)
+    }
+
+    #[test]
+    fn distinct_means_no_collision_is_left() {
+        let (mut distinct, mut not_distinct) = (0, 0);
+        for seed in 0..300 {
+            let (index, cost) = tiny_tokenizer(seed, 2 + seed as usize % 25);
+            let collisions = Collisions::new(&index);
+            let out = run(&index, &collisions, &cost, &crate::progress::NoProgress).unwrap();
+            let (shared, unique) = collision_counts(&out.codes, index.n_levels());
+            if out.distinct {
+                assert_eq!((shared, unique), (0, index.n_items()), "seed {seed}");
+                distinct += 1;
+            } else {
+                not_distinct += 1;
+            }
+        }
+        assert!(
+            distinct > 30 && not_distinct > 30,
+            "{distinct} / {not_distinct}"
+        );
     }
 
     proptest! {

@@ -133,6 +133,7 @@ pub fn resolve(
         codes,
         delta,
         passes: 1,
+        distinct: false,
     };
     let totals = ResolutionTotals {
         policy,
