@@ -467,6 +467,14 @@ pub(crate) fn in_id_order(
     positions: &[u32],
 ) -> Vec<u32> {
     let mut items = positions.to_vec();
+    // Indexes usually list their items in id order already: then there is nothing to sort.
+    if let Some(keys) = integer_ids
+        && items
+            .windows(2)
+            .all(|w| keys[w[0] as usize] < keys[w[1] as usize])
+    {
+        return items;
+    }
     // Ids are distinct, so an unstable sort is deterministic; a prefix group's few items are
     // sorted on the calling thread (most calls come from inside a parallel loop).
     let by_id = |a: &u32, b: &u32| index.ids().cmp_ids(*a as usize, *b as usize);
