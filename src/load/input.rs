@@ -16,14 +16,6 @@ use crate::error::{Error, Place, Result};
 enum Source {
     File(File),
     Stdin(Stdin),
-    /// A large regular file read through a map (see [`Input::map_if_large`]); `next` is
-    /// the offset of the next byte to hand out. Bytes the file gained after it was mapped
-    /// are read from the file.
-    Mapped {
-        file: File,
-        map: memmap2::Mmap,
-        next: usize,
-    },
 }
 
 /// An open input: a regular file or a stream. Bytes looked at with [`Input::peek`] are read
@@ -125,57 +117,7 @@ impl Input {
         match &mut self.source {
             Source::File(f) => f.read(buf),
             Source::Stdin(s) => s.read(buf),
-            Source::Mapped { file, map, next } => {
-                let n = match map.get(*next..) {
-                    Some(rest) if !rest.is_empty() => {
-                        let n = rest.len().min(buf.len());
-                        buf[..n].copy_from_slice(&rest[..n]);
-                        n
-                    }
-                    _ => std::os::unix::fs::FileExt::read_at(file, buf, *next as u64)?,
-                };
-                *next += n;
-                Ok(n)
-            }
         }
-    }
-
-    /// From here on, reads a large regular file (see [`maps`]) through a map: a block
-    /// reader then copies bytes without a system call each, and [`Input::read_append`]
-    /// without zeroing its buffer first.
-    pub fn map_if_large(self, path: &Path) -> Result<Self> {
-        match self.source {
-            Source::File(file) if self.len.is_some_and(maps) => {
-                let map = map_file(&file).map_err(|e| Error::io(path, e))?;
-                Ok(Input {
-                    source: Source::Mapped {
-                        file,
-                        map,
-                        next: self.head.len(),
-                    },
-                    ..self
-                })
-            }
-            source => Ok(Input { source, ..self }),
-        }
-    }
-
-    /// Appends up to `max` bytes to `buf`; 0 at the end of the input.
-    pub fn read_append(&mut self, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
-        if self.head_pos >= self.head.len()
-            && let Source::Mapped { map, next, .. } = &mut self.source
-            && let Some(rest) = map.get(*next..).filter(|rest| !rest.is_empty())
-        {
-            let n = rest.len().min(max);
-            buf.extend_from_slice(&rest[..n]);
-            *next += n;
-            return Ok(n);
-        }
-        let before = buf.len();
-        buf.resize(before + max, 0);
-        let got = self.read(&mut buf[before..]);
-        buf.truncate(before + got.as_ref().map_or(0, |&n| n));
-        got
     }
 }
 
@@ -352,51 +294,6 @@ mod tests {
             let got = read_input(&path).unwrap();
             assert_eq!(*got, bytes[..]);
             assert_eq!(matches!(got.0, Held::Mapped(_)), len as u64 >= MAPPED_BYTES);
-        }
-    }
-
-    #[test]
-    fn a_mapped_input_reads_its_head_then_the_rest_then_what_the_file_gained() {
-        map_large_inputs(true);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("beams.jsonl");
-        let len = MAPPED_BYTES as usize + 54_321;
-        let mut bytes: Vec<u8> = b"  \n".to_vec();
-        bytes.extend((bytes.len()..len).map(|i| b'a' + (i * 11 % 26) as u8));
-        std::fs::write(&path, &bytes).unwrap();
-        for (max, by_read) in [(1 << 20, false), (4096 + 1, false), (777_777, true)] {
-            let mut input = Input::open(&path).unwrap();
-            assert!(input.peek(&path).unwrap().len() > 3);
-            let mut input = input.map_if_large(&path).unwrap();
-            assert!(matches!(input.source, Source::Mapped { .. }));
-            let mut got = Vec::new();
-            let step = |input: &mut Input, got: &mut Vec<u8>| -> usize {
-                if by_read {
-                    let mut buf = vec![0; max];
-                    let n = input.read(&mut buf).unwrap();
-                    got.extend_from_slice(&buf[..n]);
-                    n
-                } else {
-                    input.read_append(got, max).unwrap()
-                }
-            };
-            while step(&mut input, &mut got) > 0 {}
-            assert!(
-                got == bytes,
-                "max {max}: {} of {} bytes",
-                got.len(),
-                bytes.len()
-            );
-            // A run still writing the file: what it appends after the map is read too.
-            let mut file = std::fs::OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .unwrap();
-            std::io::Write::write_all(&mut file, b"\n{\"more\": 1}\n").unwrap();
-            while step(&mut input, &mut got) > 0 {}
-            assert_eq!(&got[len..], b"\n{\"more\": 1}\n");
-            drop(input);
-            std::fs::write(&path, &bytes).unwrap();
         }
     }
 

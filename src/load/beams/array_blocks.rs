@@ -4,6 +4,8 @@
 //! guess fails, or the file is not the plain layout, the streaming serde reader takes over
 //! from the end of the last proven record, so messages stay those of the serial reader.
 
+use std::io::Read;
+
 use crate::load::Input;
 use std::path::Path;
 
@@ -89,10 +91,12 @@ impl<'a> ArrayBlocks<'a> {
             let before = bytes.len();
             let left = self.size_hint.saturating_sub(self.read) as usize;
             let want = (goal - before).min(left.max(1 << 12) + 1);
+            bytes.resize(before + want, 0);
             let n = self
                 .file
-                .read_append(bytes, want)
+                .read(&mut bytes[before..])
                 .map_err(|e| Error::io(self.path, e))?;
+            bytes.truncate(before + n);
             self.read += n as u64;
             progress.advance(n as u64);
             self.eof = n == 0;

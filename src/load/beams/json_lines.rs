@@ -1,6 +1,7 @@
 //! JSON Lines beams: the file read in blocks of whole lines, and one line parsed into a
 //! record (the fast path first, serde for everything else).
 
+use std::io::Read;
 use std::path::Path;
 
 use serde::de::DeserializeSeed;
@@ -130,13 +131,16 @@ impl<'a> LineBlocks<'a> {
             if self.eof {
                 break block.bytes.len();
             }
+            let before = block.bytes.len();
             // The file may still grow (a run writing beams): the hint only sizes the buffer.
             let left = self.size_hint.saturating_sub(self.read) as usize;
             let want = BLOCK_BYTES.min(left.max(1 << 12) + 1);
+            block.bytes.resize(before + want, 0);
             let n = self
                 .file
-                .read_append(&mut block.bytes, want)
+                .read(&mut block.bytes[before..])
                 .map_err(|e| Error::io(self.path, e))?;
+            block.bytes.truncate(before + n);
             self.read += n as u64;
             progress.advance(n as u64);
             if n == 0 {

@@ -623,10 +623,6 @@ fn open(path: &Path, progress: &dyn Progress) -> Result<(BeamsFormat, Input)> {
     let mut input = Input::open(path)?;
     let format = detect_format(input.peek(path)?, path)?;
     progress.stage("beams", input.size_hint());
-    let input = match format {
-        BeamsFormat::JsonLines | BeamsFormat::JsonArray => input.map_if_large(path)?,
-        BeamsFormat::Mql4grec | BeamsFormat::Table(_) => input,
-    };
     Ok((format, input))
 }
 
