@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use serde::Serialize;
 
 use crate::collision::Collisions;
@@ -80,24 +82,34 @@ impl IndexStats {
     pub fn compute(index: &SidIndex, collisions: &Collisions) -> Self {
         let n = index.n_items();
         let v = index.codebook_size();
-        let mut histogram = BTreeMap::new();
+        // Groups counted by size in a plain array (a map entry per group was 25 ms at 1M).
+        let mut by_size = vec![0usize; 2];
         let mut items_in_collisions = 0;
         let mut n_collision_groups = 0;
-        let mut g_max = 0;
         for g in 0..collisions.n_groups() as u32 {
             let s = collisions.size(g) as usize;
-            *histogram.entry(s).or_insert(0) += 1;
-            g_max = g_max.max(s);
+            if s >= by_size.len() {
+                by_size.resize(s + 1, 0);
+            }
+            by_size[s] += 1;
             if s > 1 {
                 items_in_collisions += s;
                 n_collision_groups += 1;
             }
         }
+        let histogram: BTreeMap<usize, usize> = by_size
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(s, &count)| (s, count))
+            .collect();
+        let g_max = histogram.keys().next_back().copied().unwrap_or(0);
         let prefixes = collisions.prefix_groups();
         let prefix_sizes = prefixes.iter().map(|&p| collisions.prefix_size(p) as usize);
         let max_prefix_group_size = prefix_sizes.clone().max().unwrap_or(0);
         let over = prefix_sizes.filter(|&s| s > v).count();
         let levels = (0..index.n_levels())
+            .into_par_iter()
             .map(|level| level_stats(index, collisions, level))
             .collect();
         IndexStats {
