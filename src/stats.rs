@@ -83,7 +83,7 @@ impl IndexStats {
         let n = index.n_items();
         let v = index.codebook_size();
         // Groups counted by size in a plain array (a map entry per group was 25 ms at 1M).
-        let mut by_size = vec![0usize; 2];
+        let mut by_size: Vec<usize> = Vec::new();
         let mut items_in_collisions = 0;
         let mut n_collision_groups = 0;
         for g in 0..collisions.n_groups() as u32 {

@@ -175,11 +175,10 @@ pub fn run(
         } else {
             Vec::new()
         };
+        left_collisions = false;
         if groups.is_empty() {
-            left_collisions = false;
             break;
         }
-        left_collisions = false;
         let (known, known_slot) = (&orders, &slot_of);
         let mut tables: Vec<OrderTable> = groups
             .par_iter()
