@@ -42,27 +42,68 @@ fn compact_sid_prefix(b: &[u8]) -> Option<(SidKey, u8, usize)> {
     let mut key: SidKey = 0;
     let mut level = 0u8;
     while b.get(i) == Some(&b'<') {
-        if level as usize == MAX_LEVELS || b.get(i + 1..i + 3)? != [b'a' + level, b'_'] {
+        if level as usize == MAX_LEVELS {
             return None;
         }
-        i += 3;
-        let start = i;
-        let mut code: u32 = 0;
-        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-            code = code * 10 + u32::from(d - b'0');
-            i += 1;
-            if i - start > 5 {
-                return None;
-            }
-        }
-        if i == start || b.get(i) != Some(&b'>') || code > u32::from(Code::MAX) {
-            return None;
-        }
-        i += 1;
+        let (code, end) = match short_level(b, i, level) {
+            Some(found) => found,
+            None => level_bytewise(b, i, level)?,
+        };
+        i = end;
         key = (key << 16) | SidKey::from(code);
         level += 1;
     }
     Some((key, level, i))
+}
+
+/// The level opening at `b[i]` (a `<`) when it is `<x_N>` with one to four digits and the
+/// whole level lies in the eight bytes from `i`: its code and end, read from one 64-bit word
+/// (where the digits stop and their value, without a branch per byte). `None` leaves the
+/// level to [`level_bytewise`], which also decides every malformed case, so both agree.
+#[inline]
+fn short_level(b: &[u8], i: usize, level: u8) -> Option<(u16, usize)> {
+    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+    let word = u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?);
+    if (word >> 8) & 0xFFFF != u64::from(u16::from_le_bytes([b'a' + level, b'_'])) {
+        return None;
+    }
+    // A byte is a digit when its value minus '0' is below 10: adding 0x76 to the low seven
+    // bits sets the top bit from 10 up, never carrying into the next byte.
+    let offsets = word ^ ZEROS;
+    let not_digit = (((offsets & 0x7F7F_7F7F_7F7F_7F7F) + 0x7676_7676_7676_7676) | offsets)
+        & 0x8080_8080_8080_8080;
+    // Bytes 3..8 may hold digits; a stop is set after them so five digits read as "too long".
+    let digits = (((not_digit >> 24) | (1 << 47)).trailing_zeros() / 8) as usize;
+    if !(1..=4).contains(&digits) || (word >> (8 * (3 + digits))) as u8 != b'>' {
+        return None;
+    }
+    // The digits, right-aligned in four bytes behind leading zeros, folded pairwise.
+    let mut x = ((offsets >> 24) & ((1 << (8 * digits)) - 1)) << (8 * (4 - digits));
+    x = (x * 10 + (x >> 8)) & 0x00FF_00FF;
+    x = (x * 100 + (x >> 16)) & 0xFFFF;
+    Some((x as u16, i + 4 + digits))
+}
+
+/// The level opening at `b[i]` (a `<`) read byte by byte: its code and end, `None` when it is
+/// not `<x_N>` with the level's letter and a code of one to five digits up to [`Code::MAX`].
+fn level_bytewise(b: &[u8], mut i: usize, level: u8) -> Option<(u16, usize)> {
+    if b.get(i + 1..i + 3)? != [b'a' + level, b'_'] {
+        return None;
+    }
+    i += 3;
+    let start = i;
+    let mut code: u32 = 0;
+    while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+        code = code * 10 + u32::from(d - b'0');
+        i += 1;
+        if i - start > 5 {
+            return None;
+        }
+    }
+    if i == start || b.get(i) != Some(&b'>') || code > u32::from(Code::MAX) {
+        return None;
+    }
+    Some((code as u16, i + 1))
 }
 
 /// The general path of [`parse_sid_key`], white space allowed anywhere.
@@ -141,7 +182,42 @@ mod tests {
         prop::collection::vec(piece, 0..12).prop_map(|p| p.concat())
     }
 
+    /// The word-at-a-time level reader agrees with the byte-by-byte one wherever it answers,
+    /// and answers for every short level with room behind it.
+    #[test]
+    fn short_levels_read_as_byte_by_byte() {
+        for level in 0..3u8 {
+            for code in (0..10_000u32).chain([65_535, 99_999, 123_456]) {
+                for digits in [format!("{code}"), format!("0{code}"), format!("00{code}")] {
+                    for tail in ["\"xyzw", ">", "", "x\"abcdefgh"] {
+                        let text = format!("<{}_{digits}>{tail}", (b'a' + level) as char);
+                        let bytes = text.as_bytes();
+                        let short = short_level(bytes, 0, level);
+                        let bytewise = level_bytewise(bytes, 0, level);
+                        if let Some(found) = short {
+                            assert_eq!(Some(found), bytewise, "{text}");
+                        } else if digits.len() <= 4 && bytes.len() >= 8 {
+                            panic!("{text}: the short reader declined");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     proptest! {
+        /// Near-SID text: wherever the word-at-a-time reader answers, the byte-by-byte one
+        /// gives the same level.
+        #[test]
+        fn a_short_level_is_the_bytewise_level(text in near_sid(), level in 0u8..3) {
+            let bytes = text.as_bytes();
+            for (i, _) in text.match_indices('<') {
+                if let Some(found) = short_level(bytes, i, level) {
+                    prop_assert_eq!(Some(found), level_bytewise(bytes, i, level));
+                }
+            }
+        }
+
         /// The one-pass read of a quoted SID is the string read first, then parsed, or it
         /// declines (and the caller reads the string the general way).
         #[test]
