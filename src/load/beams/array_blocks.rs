@@ -210,7 +210,8 @@ impl<'a> ArrayBlocks<'a> {
             let Some((end, next_start)) = next else {
                 break;
             };
-            line += b[counted..start].iter().filter(|&&c| c == b'\n').count();
+            // A SIMD search: the array is usually one line, so the count is nearly always 0.
+            line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
             counted = start;
             block.lines.push((record, line, start, end));
             record += 1;
