@@ -1138,6 +1138,73 @@ mod tests {
         }
     }
 
+    /// Parquet in many row groups: the next group is decoded while this one is parsed, and
+    /// still every record arrives in file order, and a failure to consume one record stops
+    /// the reading with that failure.
+    #[test]
+    fn parquet_row_groups_overlap_in_file_order() {
+        use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().unwrap();
+        let n = 1000;
+        let mut beams = ListBuilder::new(StringBuilder::new());
+        let mut items = Int64Builder::new();
+        for i in 0..n {
+            beams
+                .values()
+                .append_value(format!("<a_{}><b_{}>", i % 97, i % 13));
+            beams.values().append_value(format!("<a_{}><b_1>", i % 5));
+            beams.append(true);
+            items.append_value(i as i64);
+        }
+        let batch = arrow_array::RecordBatch::try_from_iter([
+            (
+                "beam_sids",
+                Arc::new(beams.finish()) as arrow_array::ArrayRef,
+            ),
+            (
+                "target_item",
+                Arc::new(items.finish()) as arrow_array::ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let path = dir.path().join("beams.parquet");
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_size(64)
+            .build();
+        let file = std::fs::File::create(&path).unwrap();
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+
+        let mut serial = Vec::new();
+        for_each_record(&path, &NoProgress, |r| {
+            serial.push(dump(r));
+            Ok(())
+        })
+        .unwrap();
+        let mut parallel = Vec::new();
+        let rows = map_records(&path, &NoProgress, dump, |d| {
+            parallel.push(d);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((rows, serial.len()), (n, n));
+        assert!(serial == parallel, "records differ or come out of order");
+
+        let mut consumed = 0;
+        let stopped = map_records(&path, &NoProgress, dump, |_| {
+            consumed += 1;
+            if consumed == 500 {
+                return Err(Error::Invalid("stop at 500".into()));
+            }
+            Ok(())
+        });
+        assert_eq!(stopped.unwrap_err().to_string(), "stop at 500");
+        assert_eq!(consumed, 500);
+    }
+
     #[test]
     fn parallel_map_keeps_file_order_across_blocks() {
         let dir = tempfile::tempdir().unwrap();

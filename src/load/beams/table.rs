@@ -2,19 +2,20 @@
 //! as columns: `beam_sids` (list of SID strings) or `beam_codes` (list of lists of
 //! integers), `target` (a SID string or a list of codes) and/or `target_item`, optional
 //! `scores`; or `ranked_items` with `target_item`. Other columns (`user`, …) are ignored, as
-//! the JSON readers ignore other fields. Read a row group at a time; rows are parsed in
-//! parallel and handed on in file order.
+//! the JSON readers ignore other fields. Read a row group at a time, the next one decoded
+//! while this one's rows are parsed in parallel and handed on in file order.
 
 use std::path::Path;
+use std::sync::mpsc;
 
-use arrow_array::Array;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::Schema;
 use rayon::prelude::*;
 
 use super::{BATCH_RECORDS, BeamRecord, BeamSid};
 use crate::columnar::{
-    self, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn, StringLists,
-    TableFormat,
+    self, BatchPlace, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn,
+    StringLists, TableFormat,
 };
 use crate::error::{Error, Place, Result};
 use crate::load::Input;
@@ -227,6 +228,8 @@ fn code_sid(lists: &IntLists, row: usize) -> std::result::Result<BeamSid, String
 
 /// Reads every row of the beams table at `path` in file order, `map` running on several
 /// threads within a batch and `consume` seeing the results one by one. Returns the rows.
+/// A second thread decodes the next batch (pages, decompression, strings) while this one's
+/// rows are parsed: decoding and parsing one after the other left each core half idle.
 pub(super) fn read<T: Send>(
     path: &Path,
     format: TableFormat,
@@ -235,33 +238,52 @@ pub(super) fn read<T: Send>(
     map: &(impl Fn(&BeamRecord) -> T + Sync),
     consume: &mut impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
-    columnar::for_each_batch(
-        path,
-        format,
-        input,
-        progress,
-        |schema| check_schema(path, schema),
-        |batch, place| {
-            let cols = BeamColumns::new(Columns::new(path, batch, place))?;
-            let rows: Vec<usize> = (0..batch.num_rows()).collect();
-            let results: Vec<Result<Vec<T>>> = rows
-                .par_chunks(BATCH_RECORDS)
-                .map(|chunk| {
-                    let mut rec = BeamRecord::default();
-                    chunk
-                        .iter()
-                        .map(|&row| cols.read(row, &mut rec).map(|()| map(&rec)))
-                        .collect()
-                })
-                .collect();
-            for values in results {
-                for value in values? {
-                    consume(value)?;
+    std::thread::scope(|scope| {
+        let (batches_tx, batches_rx) = mpsc::sync_channel::<(RecordBatch, BatchPlace)>(1);
+        let decoder = scope.spawn(move || {
+            columnar::for_each_batch(
+                path,
+                format,
+                input,
+                progress,
+                |schema| check_schema(path, schema),
+                |batch, place| {
+                    // The receiver is gone only when consuming failed; that error is the
+                    // one reported, so this one just stops the decoding.
+                    batches_tx
+                        .send((batch.clone(), *place))
+                        .map_err(|_| Error::Cancelled)
+                },
+            )
+        });
+        let consumed = (|| -> Result<()> {
+            for (batch, place) in &batches_rx {
+                let cols = BeamColumns::new(Columns::new(path, &batch, &place))?;
+                let rows: Vec<usize> = (0..batch.num_rows()).collect();
+                let results: Vec<Result<Vec<T>>> = rows
+                    .par_chunks(BATCH_RECORDS)
+                    .map(|chunk| {
+                        let mut rec = BeamRecord::default();
+                        chunk
+                            .iter()
+                            .map(|&row| cols.read(row, &mut rec).map(|()| map(&rec)))
+                            .collect()
+                    })
+                    .collect();
+                for values in results {
+                    for value in values? {
+                        consume(value)?;
+                    }
                 }
             }
             Ok(())
-        },
-    )
+        })();
+        drop(batches_rx);
+        let decoded = decoder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        consumed.and(decoded)
+    })
 }
 
 /// Like [`read`], on this thread only, with one reused record (for callers that keep state
