@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Whole-process wall times of sidlens against the paper's reference flow on one synthetic set,
 # medians of 3 runs after a warm-up, with CPU utilisation (100 % = one core busy) and peak
-# memory, as a Markdown table. Not run in CI (needs python3 with numpy, scipy and torch).
+# memory, as a Markdown table. Not run in CI (needs python3 with numpy, scipy and torch; e.g.
+# `python3 -m venv /tmp/venv && /tmp/venv/bin/pip install numpy scipy torch`, then run this
+# script with PATH=/tmp/venv/bin:$PATH).
 #
 #   scripts/perf_vs_reference.sh DATA_DIR COLLISIONGENREC_CHECKOUT [SIDLENS]
 #
+# COLLISIONGENREC_CHECKOUT needs only the paper's model/cce.py and tokenizer/zcr.py.
 # DATA_DIR comes from `sidlens synth --items 1000000 --users 200000 --out DATA_DIR`; the JSON
 # array beams (what the reference's test.py writes) are made from its JSON Lines beams here.
 set -euo pipefail
