@@ -279,10 +279,7 @@ pub(super) fn read<T: Send>(
             Ok(())
         })();
         drop(batches_rx);
-        let decoded = decoder
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        consumed.and(decoded)
+        consumed.and(super::join(decoder))
     })
 }
 
