@@ -234,11 +234,23 @@ impl<'a> Evaluator<'a> {
         };
         s.cleaned.clear();
         s.seen.clear();
+        // A 256-bit filter of the groups kept so far: a group whose bit is clear is new for
+        // sure, so the usual distinct list needs no scan (and no hard-to-predict exit).
+        let mut kept = [0u64; 4];
         for &i in &s.order {
             match s.found[i as usize] {
                 None => anomalies.invalid_sids += 1,
                 Some(f) => {
-                    let repeated = if s.cleaned.len() < LINEAR_SEEN {
+                    let tag = (f.group.wrapping_mul(0x9E37_79B1) >> 24) as usize;
+                    let (word, bit) = (tag >> 6, 1u64 << (tag & 63));
+                    let maybe_kept = kept[word] & bit != 0;
+                    kept[word] |= bit;
+                    let repeated = if !maybe_kept {
+                        if !s.seen.is_empty() {
+                            s.seen.insert(f.group);
+                        }
+                        false
+                    } else if s.cleaned.len() < LINEAR_SEEN {
                         s.cleaned.iter().any(|c| c.group == f.group)
                     } else {
                         if s.seen.is_empty() {

@@ -27,6 +27,9 @@ pub fn parse_quoted_compact_sid(b: &[u8]) -> Option<(SidKey, u8, usize)> {
     if b.first() != Some(&b'"') {
         return None;
     }
+    if let Some(found) = quoted_sid_in_window(b) {
+        return Some(found);
+    }
     match compact_sid_prefix(&b[1..])? {
         (key, level, end) if level > 0 && b.get(1 + end) == Some(&b'"') => {
             Some((key, level, end + 2))
@@ -34,6 +37,88 @@ pub fn parse_quoted_compact_sid(b: &[u8]) -> Option<(SidKey, u8, usize)> {
         _ => None,
     }
 }
+
+/// [`parse_quoted_compact_sid`] of a SID whose closing quote is at most 32 bytes after the
+/// opening one (L = 4 with codes of up to four digits): a mask of the `<`s gives every
+/// level's start at once, so the levels are read independently rather than each waiting for
+/// the previous one's end. `None` when a level is not a short one or the levels do not tile
+/// the string exactly; the level-by-level reader then decides, so both agree.
+#[inline]
+fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
+    let window: &[u8; 32] = b.get(1..33)?.try_into().ok()?;
+    let (opens, quotes) = opens_and_quotes(window);
+    // The quote may also be the byte just past the window: `<a_N>` × 4 with N < 10,000.
+    let close = match quotes.trailing_zeros() {
+        32 if b.get(33) == Some(&b'"') => 32,
+        32 => return None,
+        q => q,
+    };
+    if opens & 1 == 0 {
+        return None;
+    }
+    let mut starts = (u64::from(opens) & ((1 << close) - 1)) as u32;
+    let n_levels = starts.count_ones() as u8;
+    if usize::from(n_levels) > MAX_LEVELS {
+        return None;
+    }
+    let body = &b[1..];
+    let mut key: SidKey = 0;
+    for level in 0..n_levels {
+        let at = starts.trailing_zeros() as usize;
+        starts &= starts - 1;
+        let next = if starts == 0 {
+            close
+        } else {
+            starts.trailing_zeros()
+        };
+        match short_level(body, at, level) {
+            Some((code, end)) if end == next as usize => key = (key << 16) | SidKey::from(code),
+            _ => return None,
+        }
+    }
+    Some((key, n_levels, close as usize + 2))
+}
+
+/// Bit `i` set where `window[i]` is `<`, and where it is `"`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn opens_and_quotes(window: &[u8; 32]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let halves = window.as_chunks::<16>().0;
+    // SAFETY: SSE2 is part of the x86_64 baseline, and each load reads one 16-byte half.
+    unsafe {
+        let lo = _mm_loadu_si128(halves[0].as_ptr().cast::<__m128i>());
+        let hi = _mm_loadu_si128(halves[1].as_ptr().cast::<__m128i>());
+        let mask = |v: __m128i, c: u8| {
+            let m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+            m as u32 & 0xFFFF
+        };
+        (
+            mask(lo, b'<') | (mask(hi, b'<') << 16),
+            mask(lo, b'"') | (mask(hi, b'"') << 16),
+        )
+    }
+}
+
+/// Bit `i` set where `window[i]` is `<`, and where it is `"` (the portable build).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+fn opens_and_quotes_portable(window: &[u8; 32]) -> (u32, u32) {
+    window
+        .iter()
+        .enumerate()
+        .fold((0, 0), |(opens, quotes), (i, &c)| {
+            (
+                opens | (u32::from(c == b'<') << i),
+                quotes | (u32::from(c == b'"') << i),
+            )
+        })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use opens_and_quotes_portable as opens_and_quotes;
 
 /// The levels `<a_N><b_N>…` at the start of `b` and where they stop (at the first byte that
 /// does not open a level); `None` when a level is malformed or there are too many.
@@ -205,6 +290,24 @@ mod tests {
         }
     }
 
+    /// The SIDs generators write, up to four levels of four digits, are read in the window;
+    /// longer ones are left to the level-by-level reader.
+    #[test]
+    fn usual_sids_are_read_in_the_window() {
+        let read = |text: &str| quoted_sid_in_window(text.as_bytes());
+        let key = crate::sid::sid_key(&[176, 159, 187, 1]);
+        assert_eq!(
+            read("\"<a_176><b_159><c_187><d_1>\", \"<a_1>"),
+            Some((key, 4, "\"<a_176><b_159><c_187><d_1>\"".len()))
+        );
+        let wide = "\"<a_8191><b_8191><c_8191><d_8191>\"]";
+        assert_eq!(read(wide), Some((crate::sid::sid_key(&[8191; 4]), 4, 34)));
+        assert_eq!(read("\"<a_8191><b_8191><c_8191><d_8191><e_1>\""), None);
+        assert_eq!(read("\"<a_1><b_12345><c_1>\"                 "), None);
+        assert_eq!(read("\"<a_1><c_2>\"                           "), None);
+        assert_eq!(read("\"<a_1><b_2>x\"                          "), None);
+    }
+
     proptest! {
         /// Near-SID text: wherever the word-at-a-time reader answers, the byte-by-byte one
         /// gives the same level.
@@ -215,6 +318,22 @@ mod tests {
                 if let Some(found) = short_level(bytes, i, level) {
                     prop_assert_eq!(Some(found), level_bytewise(bytes, i, level));
                 }
+            }
+        }
+
+        /// The windowed read of a quoted SID gives what the level-by-level read gives, and
+        /// the SSE2 masks are the portable ones.
+        #[test]
+        fn a_windowed_sid_is_the_level_by_level_sid(body in near_sid(), after in near_sid()) {
+            let text = format!("\"{body}\"{after}");
+            let b = text.as_bytes();
+            if let Some((key, levels, len)) = quoted_sid_in_window(b) {
+                let by_level = compact_sid_prefix(&b[1..]).map(|(k, l, end)| (k, l, end + 2));
+                prop_assert_eq!(Some((key, levels, len)), by_level);
+            }
+            if let Some(window) = b.get(1..33) {
+                let window: &[u8; 32] = window.try_into().unwrap();
+                prop_assert_eq!(opens_and_quotes(window), opens_and_quotes_portable(window));
             }
         }
 
