@@ -21,6 +21,7 @@ pub mod neighbours;
 pub mod pairwise;
 pub mod plot;
 pub mod popularity;
+pub mod prefetch;
 pub mod progress;
 pub mod projection;
 pub mod random;

@@ -179,6 +179,16 @@ impl ItemIds {
         Some(ids)
     }
 
+    /// Starts loading the table entry [`ItemIds::position`] will read for `id` (a hint for
+    /// lookups made a little later; no effect on results).
+    pub fn warm(&self, id: &str) {
+        if let IdLookup::Dense(table) = &self.lookup
+            && let Some(slot) = canonical_integer(id).and_then(|v| table.get(v as usize))
+        {
+            crate::prefetch::prefetch(slot);
+        }
+    }
+
     /// The position of `id`, if present.
     pub fn position(&self, id: &str) -> Option<usize> {
         match &self.lookup {

@@ -8,12 +8,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::Serialize;
 
-use super::lookup::{Found, SidLookup, prefetch};
+use super::lookup::{Found, SidLookup};
 use super::{Accumulator, Compat, EvalSummary, Evaluation, ItemBlock, UserOutcome};
 use crate::collision::Collisions;
 use crate::error::{Error, Result};
 use crate::load::SidIndex;
 use crate::load::beams::{self, BeamRecord, BeamSid};
+use crate::prefetch::prefetch;
 use crate::progress::Progress;
 use crate::sid_scheme::SidScheme;
 
@@ -113,6 +114,15 @@ impl<'a> Evaluator<'a> {
         self.compat
     }
 
+    /// Starts loading what evaluating `rec` will look up (its beams' table slots, its target
+    /// id's entry); the file readers call it on the next record while this one is evaluated.
+    pub fn warm(&self, rec: &BeamRecord) {
+        self.lookup.warm(rec.beams());
+        if let Some(id) = rec.target_item() {
+            self.index.ids().warm(id);
+        }
+    }
+
     /// Evaluates one record.
     pub fn evaluate(&self, rec: &BeamRecord) -> Scored {
         SCRATCH.with(|s| {
@@ -132,10 +142,11 @@ impl<'a> Evaluator<'a> {
         let mut outcomes = Vec::new();
         let mut anomalies = Anomalies::default();
         let mut list_width = 0;
-        beams::map_records_as(
+        beams::map_records_warmed_as(
             path,
             self.beams_scheme,
             progress,
+            &|rec| this.warm(rec),
             |rec| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
                 (this.evaluate(rec), width)
@@ -175,10 +186,11 @@ impl<'a> Evaluator<'a> {
         let mut acc = Accumulator::new(ks, track_groups);
         let mut user = 0;
         let mut list_width = 0;
-        beams::map_records_as(
+        beams::map_records_warmed_as(
             path,
             self.beams_scheme,
             progress,
+            &|rec| this.warm(rec),
             |rec| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
                 (this.evaluate(rec), width)

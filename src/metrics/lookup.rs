@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::collision::Collisions;
 use crate::load::SidIndex;
 use crate::load::beams::BeamSid;
+use crate::prefetch::prefetch;
 use crate::sid::SidKey;
 
 /// A beam SID found in the index: its collision group, the group's size, and its re-packed
@@ -87,20 +88,6 @@ const EMPTY: u32 = u32::MAX;
 
 /// How many inserts ahead a fill prefetches, so that its random writes overlap.
 const AHEAD: usize = 16;
-
-/// Asks the CPU to start loading `value`'s cache line (a hint; no effect on results).
-#[inline]
-pub(super) fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
-        // the address; `value` is a live reference anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
 
 trait SlotKey: Copy + Eq + Default {
     fn hash(self) -> u64;
@@ -312,6 +299,19 @@ impl SidLookup {
     pub(super) fn find(&self, sid: BeamSid) -> Option<Found> {
         let (packed, home) = self.home(sid)?;
         self.probe(packed, home)
+    }
+
+    /// Starts loading the home slot of every SID, keeping nothing: called for the next
+    /// record while this one is evaluated, so its misses overlap a whole record's work.
+    pub(super) fn warm(&self, sids: &[BeamSid]) {
+        for &sid in sids {
+            if let Some((_, home)) = self.home(sid) {
+                match &self.table {
+                    Table::Narrow(t) => prefetch(&t.slots[home]),
+                    Table::Wide(t) => prefetch(&t.slots[home]),
+                }
+            }
+        }
     }
 
     /// Computes the home slot of every SID and starts loading it, so that the cache misses

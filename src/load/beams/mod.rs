@@ -345,6 +345,20 @@ pub fn map_records_as<T: Send>(
     scheme: Option<SidScheme>,
     progress: &dyn Progress,
     map: impl Fn(&BeamRecord) -> T + Sync,
+    consume: impl FnMut(T) -> Result<()>,
+) -> Result<usize> {
+    map_records_warmed_as(path, scheme, progress, &|_| {}, map, consume)
+}
+
+/// Like [`map_records_as`], with `warm` called on each record as soon as it is parsed and
+/// before the previous one is mapped (in the parallel readers), so that the cache misses
+/// `warm` starts (prefetches for what `map` will look up) overlap a whole record's work.
+pub fn map_records_warmed_as<T: Send>(
+    path: &Path,
+    scheme: Option<SidScheme>,
+    progress: &dyn Progress,
+    warm: &(impl Fn(&BeamRecord) + Sync),
+    map: impl Fn(&BeamRecord) -> T + Sync,
     mut consume: impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
     let mut check = SchemeCheck::new(path, scheme);
@@ -353,23 +367,25 @@ pub fn map_records_as<T: Send>(
         check.check(&note)?;
         consume(value)
     };
-    read_records(path, progress, map, consume)
+    read_records(path, progress, warm, map, consume)
 }
 
-/// The reader of [`map_records_as`], without the scheme check.
+/// The reader of [`map_records_warmed_as`], without the scheme check.
 fn read_records<T: Send>(
     path: &Path,
     progress: &dyn Progress,
+    warm: &(impl Fn(&BeamRecord) + Sync),
     map: impl Fn(&BeamRecord) -> T + Sync,
     mut consume: impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
     let (format, file) = open(path, progress)?;
+    let stages = Stages { warm, map: &map };
     match format {
         BeamsFormat::Mql4grec => mql4grec::read(path, file, progress, &mut |rec| consume(map(rec))),
-        BeamsFormat::Table(t) => table::read(path, t, file, progress, &map, &mut consume),
+        BeamsFormat::Table(t) => table::read(path, t, file, progress, stages, &mut consume),
         BeamsFormat::JsonArray => {
             let source = ArrayBlocks::new(path, file);
-            match pipeline(path, source, progress, &map, &mut consume)? {
+            match pipeline(path, source, progress, stages, &mut consume)? {
                 (blocks, None) => Ok(blocks.count()),
                 (blocks, Some((mut start, mut tail))) => {
                     // Serial reading takes over where a record could not be proven.
@@ -385,7 +401,7 @@ fn read_records<T: Send>(
                 path,
                 LineBlocks::new(path, file),
                 progress,
-                &map,
+                stages,
                 &mut consume,
             )?;
             blocks.finish()
@@ -443,7 +459,7 @@ fn pipeline<'p, S: Blocks + 'p, T: Send>(
     path: &Path,
     mut source: S,
     progress: &'p dyn Progress,
-    map: &(impl Fn(&BeamRecord) -> T + Sync),
+    stages: Stages<impl Fn(&BeamRecord) + Sync, impl Fn(&BeamRecord) -> T + Sync>,
     consume: &mut impl FnMut(T) -> Result<()>,
 ) -> Result<(S, Option<Handover>)> {
     std::thread::scope(|scope| {
@@ -477,9 +493,9 @@ fn pipeline<'p, S: Blocks + 'p, T: Send>(
             for item in &full_rx {
                 let (block, given) = item?;
                 let ((parsed, failed), consumed) = match pending.take() {
-                    None => (parse_block(path, &block, map), Ok(())),
+                    None => (parse_block(path, &block, stages), Ok(())),
                     Some(results) => std::thread::scope(|inner| {
-                        let worker = inner.spawn(|| parse_block(path, &block, map));
+                        let worker = inner.spawn(|| parse_block(path, &block, stages));
                         let consumed = consume_all(results, consume);
                         (join(worker), consumed)
                     }),
@@ -546,6 +562,58 @@ fn join<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// What the parallel readers run per record: `warm` once it is parsed, `map` after the next
+/// record has been parsed and warmed.
+struct Stages<'a, W, M> {
+    warm: &'a W,
+    map: &'a M,
+}
+
+impl<W, M> Clone for Stages<'_, W, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W, M> Copy for Stages<'_, W, M> {}
+
+impl<W: Fn(&BeamRecord) + Sync, M: Fn(&BeamRecord) -> T + Sync, T> Stages<'_, W, M> {
+    /// Maps records `0..n`, which `read(k, rec)` parses into `rec`, in order into `out`:
+    /// record k + 1 is read and warmed before record k is mapped. Stops at the first record
+    /// that fails to read (once every record before it is mapped), giving its number and
+    /// the error.
+    fn map_ahead<E>(
+        self,
+        n: usize,
+        mut read: impl FnMut(usize, &mut BeamRecord) -> std::result::Result<(), E>,
+        out: &mut Vec<T>,
+    ) -> std::result::Result<(), (usize, E)> {
+        if n == 0 {
+            return Ok(());
+        }
+        let mut records = [BeamRecord::default(), BeamRecord::default()];
+        read(0, &mut records[0]).map_err(|e| (0, e))?;
+        (self.warm)(&records[0]);
+        for k in 0..n {
+            let [this, next] = &mut records;
+            let (this, next) = if k % 2 == 0 {
+                (this, next)
+            } else {
+                (next, this)
+            };
+            let ahead = (k + 1 < n).then(|| read(k + 1, next));
+            if let Some(Ok(())) = ahead {
+                (self.warm)(next);
+            }
+            out.push((self.map)(this));
+            if let Some(Err(e)) = ahead {
+                return Err((k + 1, e));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A record that failed to parse: its place in its block, and the error.
 type Failure = (usize, Error);
 
@@ -554,23 +622,24 @@ type Failure = (usize, Error);
 fn parse_block<T: Send>(
     path: &Path,
     block: &Block,
-    map: &(impl Fn(&BeamRecord) -> T + Sync),
+    stages: Stages<impl Fn(&BeamRecord) + Sync, impl Fn(&BeamRecord) -> T + Sync>,
 ) -> (Vec<Vec<T>>, Option<Failure>) {
     let batches: Vec<(Vec<T>, Option<Failure>)> = block
         .lines
         .par_chunks(BATCH_RECORDS)
         .enumerate()
         .map(|(b, batch)| {
-            let mut rec = BeamRecord::default();
             let mut out = Vec::with_capacity(batch.len());
-            for (k, &(record, line, start, end)) in batch.iter().enumerate() {
-                if let Err(m) = parse_line(&block.bytes[start..end], &mut rec, record, line) {
-                    let e = line_error(path, block, record, line, m);
-                    return (out, Some((b * BATCH_RECORDS + k, e)));
-                }
-                out.push(map(&rec));
-            }
-            (out, None)
+            let read = |k: usize, rec: &mut BeamRecord| {
+                let (record, line, start, end) = batch[k];
+                parse_line(&block.bytes[start..end], rec, record, line)
+                    .map_err(|m| line_error(path, block, record, line, m))
+            };
+            let failed = stages
+                .map_ahead(batch.len(), read, &mut out)
+                .err()
+                .map(|(k, e)| (b * BATCH_RECORDS + k, e));
+            (out, failed)
         })
         .collect();
     let mut results = Vec::with_capacity(batches.len());
@@ -1203,6 +1272,35 @@ mod tests {
         });
         assert_eq!(stopped.unwrap_err().to_string(), "stop at 500");
         assert_eq!(consumed, 500);
+    }
+
+    #[test]
+    fn records_are_warmed_one_ahead_of_their_map() {
+        let events = std::sync::Mutex::new(Vec::new());
+        let warm = |r: &BeamRecord| events.lock().unwrap().push(format!("warm {}", r.record()));
+        let map = |r: &BeamRecord| {
+            events.lock().unwrap().push(format!("map {}", r.record()));
+            r.record()
+        };
+        let stages = Stages {
+            warm: &warm,
+            map: &map,
+        };
+        let read = |k: usize, rec: &mut BeamRecord| {
+            rec.clear(k, k + 1);
+            if k == 3 { Err("bad") } else { Ok(()) }
+        };
+        let mut out = Vec::new();
+        assert_eq!(stages.map_ahead(6, read, &mut out), Err((3, "bad")));
+        assert_eq!(out, [0, 1, 2]);
+        let want = ["warm 0", "warm 1", "map 0", "warm 2", "map 1", "map 2"];
+        assert_eq!(*events.lock().unwrap(), want);
+        out.clear();
+        events.lock().unwrap().clear();
+        assert_eq!(stages.map_ahead(3, |k, rec| read(k, rec), &mut out), Ok(()));
+        assert_eq!(out, [0, 1, 2]);
+        assert_eq!(stages.map_ahead(0, read, &mut out), Ok(()));
+        assert_eq!(out, [0, 1, 2]);
     }
 
     #[test]

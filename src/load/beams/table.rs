@@ -12,7 +12,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::Schema;
 use rayon::prelude::*;
 
-use super::{BATCH_RECORDS, BeamRecord, BeamSid};
+use super::{BATCH_RECORDS, BeamRecord, BeamSid, Stages};
 use crate::columnar::{
     self, BatchPlace, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn,
     StringLists, TableFormat,
@@ -235,7 +235,7 @@ pub(super) fn read<T: Send>(
     format: TableFormat,
     input: Input,
     progress: &dyn Progress,
-    map: &(impl Fn(&BeamRecord) -> T + Sync),
+    stages: Stages<impl Fn(&BeamRecord) + Sync, impl Fn(&BeamRecord) -> T + Sync>,
     consume: &mut impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
     std::thread::scope(|scope| {
@@ -263,11 +263,12 @@ pub(super) fn read<T: Send>(
                 let results: Vec<Result<Vec<T>>> = rows
                     .par_chunks(BATCH_RECORDS)
                     .map(|chunk| {
-                        let mut rec = BeamRecord::default();
-                        chunk
-                            .iter()
-                            .map(|&row| cols.read(row, &mut rec).map(|()| map(&rec)))
-                            .collect()
+                        let mut out = Vec::with_capacity(chunk.len());
+                        let read = |k: usize, rec: &mut BeamRecord| cols.read(chunk[k], rec);
+                        match stages.map_ahead(chunk.len(), read, &mut out) {
+                            Ok(()) => Ok(out),
+                            Err((_, e)) => Err(e),
+                        }
                     })
                     .collect();
                 for values in results {
