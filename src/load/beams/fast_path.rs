@@ -102,8 +102,11 @@ fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
 /// is read by [`BeamRecord::read_sid`], which gives the same SID for those.
 fn plain_sid(text: &str, i: &mut usize, rec: &mut BeamRecord) -> Option<BeamSid> {
     if let Some((key, n_levels, len)) = parse_quoted_compact_sid(&text.as_bytes()[*i..]) {
-        // The SID is ASCII, so both ends of its contents are character boundaries.
-        rec.note_letters(&text[*i + 1..*i + len - 1]);
+        // The SID is ASCII, so both ends of its contents are character boundaries. Once the
+        // record's scheme is the letters one, there is nothing to note (nor to slice).
+        if !rec.letters {
+            rec.note_letters(&text[*i + 1..*i + len - 1]);
+        }
         *i += len;
         return Some(BeamSid::Codes { key, n_levels });
     }
