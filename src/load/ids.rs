@@ -35,15 +35,16 @@ const ABSENT: u32 = u32::MAX;
 pub(crate) const NOT_AN_INTEGER: u64 = u64::MAX;
 
 /// The integer value of `id` when it is written canonically (`0`, or no leading zero).
+/// Read in one pass (it runs once per user on `eval`'s hot path): 19 digits never overflow.
 pub fn canonical_integer(id: &str) -> Option<u64> {
     let b = id.as_bytes();
-    if b.is_empty() || b.len() > 19 || !b.iter().all(u8::is_ascii_digit) {
+    if b.is_empty() || b.len() > 19 || (b.len() > 1 && b[0] == b'0') {
         return None;
     }
-    if b.len() > 1 && b[0] == b'0' {
-        return None;
-    }
-    id.parse().ok()
+    b.iter().try_fold(0u64, |value, &c| {
+        let digit = c.wrapping_sub(b'0');
+        (digit < 10).then(|| value * 10 + u64::from(digit))
+    })
 }
 
 impl ItemIds {
@@ -230,6 +231,21 @@ impl ItemIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The one-pass reading is the canonical check followed by Rust's own parse.
+        #[test]
+        fn canonical_integers_read_as_parsed(id in "[+0-9a ]{0,21}|[0-9]{17,20}") {
+            let b = id.as_bytes();
+            let parsed = (!b.is_empty()
+                && b.len() <= 19
+                && b.iter().all(u8::is_ascii_digit)
+                && (b.len() == 1 || b[0] != b'0'))
+                .then(|| id.parse::<u64>().ok())
+                .flatten();
+            proptest::prop_assert_eq!(canonical_integer(&id), parsed);
+        }
+    }
 
     #[test]
     fn integer_ids_use_the_dense_table() {
