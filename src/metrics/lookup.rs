@@ -95,11 +95,17 @@ const AHEAD: usize = 16;
 trait SlotKey: Copy + Eq + Default {
     fn hash(self) -> u64;
     fn widen(self) -> u128;
+    /// A re-packed key that fits this width.
+    fn narrow(packed: u128) -> Self;
 }
 
 impl SlotKey for u32 {
     fn widen(self) -> u128 {
         u128::from(self)
+    }
+
+    fn narrow(packed: u128) -> Self {
+        packed as u32
     }
 
     fn hash(self) -> u64 {
@@ -112,6 +118,10 @@ impl SlotKey for u64 {
         u128::from(self)
     }
 
+    fn narrow(packed: u128) -> Self {
+        packed as u64
+    }
+
     fn hash(self) -> u64 {
         (self ^ (self >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
@@ -120,6 +130,10 @@ impl SlotKey for u64 {
 impl SlotKey for u128 {
     fn widen(self) -> u128 {
         self
+    }
+
+    fn narrow(packed: u128) -> Self {
+        packed
     }
 
     fn hash(self) -> u64 {
@@ -143,6 +157,16 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
             shift: 64 - capacity.trailing_zeros(),
             slots,
         }
+    }
+
+    /// A table of groups `0..n`, `entry(g)` giving a group's re-packed key and size.
+    fn filled(n: usize, entry: impl Fn(u32) -> (u128, u32) + Sync) -> Self {
+        let mut t = Self::new(n);
+        t.fill(n, |g| {
+            let (key, size) = entry(g);
+            (K::narrow(key), size)
+        });
+        t
     }
 
     fn home(&self, key: K) -> usize {
@@ -254,24 +278,10 @@ impl SidLookup {
                 .expect("index codes are below V");
             (key, collisions.size(g))
         };
-        let table = if bits * u32::from(n_levels) <= 32 {
-            let mut t = Buckets::new(n);
-            t.fill(n, |g| {
-                let (key, size) = entry(g);
-                (key as u32, size)
-            });
-            Table::Tight(t)
-        } else if bits * u32::from(n_levels) <= 64 {
-            let mut t = Buckets::new(n);
-            t.fill(n, |g| {
-                let (key, size) = entry(g);
-                (key as u64, size)
-            });
-            Table::Narrow(t)
-        } else {
-            let mut t = Buckets::new(n);
-            t.fill(n, entry);
-            Table::Wide(t)
+        let table = match bits * u32::from(n_levels) {
+            0..=32 => Table::Tight(Buckets::filled(n, entry)),
+            33..=64 => Table::Narrow(Buckets::filled(n, entry)),
+            _ => Table::Wide(Buckets::filled(n, entry)),
         };
         SidLookup { repack, table }
     }
@@ -323,16 +333,21 @@ impl SidLookup {
         self.probe(packed, home)
     }
 
+    /// Starts loading the slot at `home`.
+    fn prefetch_slot(&self, home: usize) {
+        match &self.table {
+            Table::Tight(t) => prefetch(&t.slots[home]),
+            Table::Narrow(t) => prefetch(&t.slots[home]),
+            Table::Wide(t) => prefetch(&t.slots[home]),
+        }
+    }
+
     /// Starts loading the home slot of every SID, keeping nothing: called for the next
     /// record while this one is evaluated, so its misses overlap a whole record's work.
     pub(super) fn warm(&self, sids: &[BeamSid]) {
         for &sid in sids {
             if let Some((_, home)) = self.home(sid) {
-                match &self.table {
-                    Table::Tight(t) => prefetch(&t.slots[home]),
-                    Table::Narrow(t) => prefetch(&t.slots[home]),
-                    Table::Wide(t) => prefetch(&t.slots[home]),
-                }
+                self.prefetch_slot(home);
             }
         }
     }
@@ -343,11 +358,7 @@ impl SidLookup {
         probes.clear();
         probes.extend(sids.iter().map(|&sid| self.home(sid)));
         for &(_, home) in probes.iter().flatten() {
-            match &self.table {
-                Table::Tight(t) => prefetch(&t.slots[home]),
-                Table::Narrow(t) => prefetch(&t.slots[home]),
-                Table::Wide(t) => prefetch(&t.slots[home]),
-            }
+            self.prefetch_slot(home);
         }
     }
 
