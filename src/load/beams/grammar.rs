@@ -104,7 +104,6 @@ fn opens_and_quotes(window: &[u8; 32]) -> (u32, u32) {
 
 /// Bit `i` set where `window[i]` is `<`, and where it is `"` (the portable build).
 #[cfg(any(not(target_arch = "x86_64"), test))]
-#[cfg_attr(target_arch = "x86_64", inline(never))]
 fn opens_and_quotes_portable(window: &[u8; 32]) -> (u32, u32) {
     window
         .iter()
