@@ -140,8 +140,7 @@ impl ItemIds {
             non_integer_ids,
         };
         if non_integer_ids == 0 && max < 4 * n as u64 + 1024 {
-            // Each user's target is a random read of it.
-            let mut table = crate::huge_pages::vec_with_huge_pages(max as usize + 1);
+            let mut table = Vec::with_capacity(max as usize + 1);
             table.par_extend(rayon::iter::repeat_n(ABSENT, max as usize + 1));
             // Each core owns one stretch of the table and scans every value for the ids that
             // land in it: the writes are scattered, and one core alone took 15 ms at 1M ids.

@@ -149,9 +149,9 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
             group: EMPTY,
             size: 0,
         };
-        // Written on every core: a table for 1M groups is 24 MB, and faulting it in was one
-        // core's 25 ms while the other waited. Each beam SID is a random read of it.
-        let mut slots = crate::huge_pages::vec_with_huge_pages(capacity);
+        // Written on every core: a table for 1M groups is 32 MB, and faulting it in was one
+        // core's 25 ms while the other waited.
+        let mut slots = Vec::with_capacity(capacity);
         slots.par_extend(rayon::iter::repeat_n(empty, capacity));
         Buckets {
             shift: 64 - capacity.trailing_zeros(),
