@@ -169,7 +169,10 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         ensure_not_input(out, &[&args.index, &args.beams])?;
     }
     let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
-    let collisions = Collisions::new(&index);
+    // Naming groups (the credit table, a decoder's picks) needs them in SID order; a plain
+    // summary does not, and skips sorting every item by SID.
+    let named_groups = args.groups.is_some() || args.decode != Decode::Cce;
+    let collisions = named_groups.then(|| Collisions::new(&index));
     let popularity = if args.decode.needs_popularity() {
         let path = match args.interactions.clone() {
             Some(p) => p,
@@ -191,10 +194,15 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     } else {
         None
     };
-    let decoder = Decoder::new(args.decode, &index, &collisions, popularity.as_ref());
+    let decoder = collisions
+        .as_ref()
+        .and_then(|c| Decoder::new(args.decode, &index, c, popularity.as_ref()));
     let mut decoded = decoder.as_ref().map(|d| DecodedAccumulator::new(d, &ks));
-    let mut evaluator = Evaluator::new(&index, &collisions, args.compat.into())
-        .with_beams_scheme(globals.sid_format);
+    let mut evaluator = match &collisions {
+        Some(c) => Evaluator::new(&index, c, args.compat.into()),
+        None => Evaluator::without_collisions(&index, args.compat.into()),
+    }
+    .with_beams_scheme(globals.sid_format);
     let bar = Bar::new(globals.quiet);
     let summary = match &args.per_user {
         None => evaluator.summarize_file(
@@ -257,8 +265,11 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     for w in &warnings {
         super::print::message(&format!("warning: {w}"));
     }
-    let collision_rate = collisions.collision_rate();
-    let top = args.groups.map(|n| summary.top_groups(n));
+    let collision_rate = evaluator.collision_rate();
+    let top = args
+        .groups
+        .zip(collisions.as_ref())
+        .map(|(n, c)| (summary.top_groups(n), c));
     let paper = paper_check(&args.beams, &summary, collision_rate)?;
     if let Some(p) = &paper {
         for d in &p.disagreements {
@@ -281,9 +292,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         let doc = EvalJson::new(
             &summary,
             collision_rate,
-            top.as_deref(),
+            top.as_ref().map(|(groups, c)| (&groups[..], *c)),
             &index,
-            &collisions,
         );
         return print_json(&WithPaper {
             eval: doc,
@@ -294,7 +304,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     if args.format.csv {
         return print_csv(&match &top {
-            Some(top) => report::groups_csv_table(&summary, top, &index, &collisions),
+            Some((top, c)) => report::groups_csv_table(&summary, top, &index, c),
             None => report::csv_table(&summary),
         });
     }
@@ -328,9 +338,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         notes.push_str(&paper_lines(p));
     }
     doc.prose(notes);
-    if let Some(top) = &top {
+    if let Some((top, c)) = &top {
         doc.prose("\n");
-        doc.table(report::groups_table(&summary, top, &index, &collisions));
+        doc.table(report::groups_table(&summary, top, &index, c));
     }
     args.format.print(&doc)
 }

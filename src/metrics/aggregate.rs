@@ -117,7 +117,12 @@ impl Accumulator {
 
     /// The means, counts and (when tracked) group credits. `generated` gives per-group beam
     /// counts (see [`Evaluator::generated_counts`]).
-    pub fn finish(self, compat: Compat, collisions: &Collisions, generated: &[u32]) -> EvalSummary {
+    pub fn finish(
+        self,
+        compat: Compat,
+        group_size: impl Fn(u32) -> u32,
+        generated: &[u32],
+    ) -> EvalSummary {
         let n = self.n_users.max(1) as f64;
         let n_ks = self.ks.len();
         let groups = self
@@ -130,7 +135,7 @@ impl Accumulator {
                         let credit = &gs.credit[slot * n_ks..(slot + 1) * n_ks];
                         GroupCredit {
                             group: g,
-                            size: collisions.size(g),
+                            size: group_size(g),
                             generated: generated.get(g as usize).copied().unwrap_or(0),
                             targets: gs.targets[slot],
                             sid_credit: credit.iter().map(|c| c[0]).collect(),
@@ -245,7 +250,7 @@ impl Evaluation {
         for o in &self.outcomes {
             acc.add(o, Anomalies::default());
         }
-        let mut summary = acc.finish(self.compat, collisions, &self.generated);
+        let mut summary = acc.finish(self.compat, |g| collisions.size(g), &self.generated);
         summary.anomalies = self.anomalies;
         summary.list_width = self.list_width;
         summary

@@ -2,6 +2,9 @@
 //! slots hold the group and its size, with prefetching so that a beam list's cache misses
 //! overlap.
 
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::collision::Collisions;
@@ -9,6 +12,41 @@ use crate::load::SidIndex;
 use crate::load::beams::BeamSid;
 use crate::prefetch::prefetch;
 use crate::sid::SidKey;
+
+/// Each item's collision group and each group's size: borrowed from [`Collisions`] (groups
+/// in SID order, as every view names them) or built with the table by
+/// [`SidLookup::grouping`] (numbered in an order of no meaning).
+pub(super) struct ItemGroups<'a> {
+    pub(super) group_of: Cow<'a, [u32]>,
+    pub(super) sizes: Vec<u32>,
+}
+
+impl<'a> ItemGroups<'a> {
+    pub(super) fn of(collisions: &'a Collisions) -> Self {
+        ItemGroups {
+            group_of: Cow::Borrowed(collisions.group_of_slice()),
+            sizes: (0..collisions.n_groups() as u32)
+                .into_par_iter()
+                .map(|g| collisions.size(g))
+                .collect(),
+        }
+    }
+
+    pub(super) fn n_groups(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// The share of items in groups of more than one, as [`Collisions::collision_rate`].
+    pub(super) fn collision_rate(&self) -> f64 {
+        let in_collisions: usize = self
+            .sizes
+            .iter()
+            .map(|&size| size as usize)
+            .filter(|&size| size > 1)
+            .sum();
+        in_collisions as f64 / self.group_of.len().max(1) as f64
+    }
+}
 
 /// A beam SID found in the index: its collision group, the group's size, and its re-packed
 /// key, so that prefix comparisons need no further memory access.
@@ -35,6 +73,15 @@ struct Repack {
 }
 
 impl Repack {
+    /// As few bits per level as the index's V needs.
+    fn of(index: &SidIndex) -> Self {
+        Repack {
+            n_levels: index.n_levels() as u8,
+            codebook_size: index.codebook_size() as u32,
+            bits: crate::sid::bits_per_code(index.codebook_size()),
+        }
+    }
+
     /// The key with `bits` per level, or `None` when a code is not below V.
     fn apply(self, key: SidKey) -> Option<u128> {
         if self.n_levels <= 4 {
@@ -241,6 +288,127 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
         }
     }
 
+    /// Inserts every item's key (`key_of(p)` for positions `0..n`), numbering the distinct
+    /// keys as groups, on every core as [`Buckets::fill`] does; returns each item's group
+    /// and each group's size. Group numbers follow the regions (so the number of threads),
+    /// not SID order: for evaluations that name no group.
+    fn group_items(&mut self, n: usize, key_of: impl Fn(usize) -> K + Sync) -> ItemGroups<'static> {
+        let this = &*self;
+        let keyed: Vec<(K, u32)> = (0..n)
+            .into_par_iter()
+            .map(|p| {
+                let key = key_of(p);
+                (key, this.home(key) as u32)
+            })
+            .collect();
+        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
+        let group_of: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        // Each region numbers its own groups from 0; an item whose probe runs past its
+        // region's end is left for the serial pass below.
+        let regions: Vec<(Vec<u32>, Vec<u32>)> = self
+            .slots
+            .par_chunks_mut(region_len)
+            .enumerate()
+            .map(|(r, region)| {
+                let first = r * region_len;
+                let homes = first as u32..(first + region.len()) as u32;
+                let mine: Vec<u32> = (0..n as u32)
+                    .filter(|&p| homes.contains(&keyed[p as usize].1))
+                    .collect();
+                let (mut sizes, mut spilled) = (Vec::new(), Vec::new());
+                for (k, &p) in mine.iter().enumerate() {
+                    if let Some(&next) = mine.get(k + AHEAD) {
+                        prefetch(&region[keyed[next as usize].1 as usize - first]);
+                    }
+                    let (key, home) = keyed[p as usize];
+                    let mut i = home as usize - first;
+                    loop {
+                        match region.get_mut(i) {
+                            None => {
+                                spilled.push(p);
+                                break;
+                            }
+                            Some(slot) if slot.group == EMPTY => {
+                                let g = sizes.len() as u32;
+                                *slot = Bucket {
+                                    key,
+                                    group: g,
+                                    size: 1,
+                                };
+                                sizes.push(1);
+                                group_of[p as usize].store(g, Ordering::Relaxed);
+                                break;
+                            }
+                            Some(slot) if slot.key == key => {
+                                slot.size += 1;
+                                sizes[slot.group as usize] += 1;
+                                group_of[p as usize].store(slot.group, Ordering::Relaxed);
+                                break;
+                            }
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                spilled
+                    .iter()
+                    .for_each(|&p| group_of[p as usize].store(EMPTY, Ordering::Relaxed));
+                (sizes, spilled)
+            })
+            .collect();
+        let offsets: Vec<u32> = regions
+            .iter()
+            .scan(0u32, |total, (sizes, _)| {
+                let offset = *total;
+                *total += sizes.len() as u32;
+                Some(offset)
+            })
+            .collect();
+        self.slots
+            .par_chunks_mut(region_len)
+            .zip(&offsets)
+            .for_each(|(region, &offset)| {
+                for slot in region.iter_mut().filter(|s| s.group != EMPTY) {
+                    slot.group += offset;
+                }
+            });
+        let mut group_of: Vec<u32> = group_of.into_iter().map(AtomicU32::into_inner).collect();
+        group_of
+            .par_iter_mut()
+            .zip(&keyed)
+            .filter(|(g, _)| **g != EMPTY)
+            .for_each(|(g, &(_, home))| *g += offsets[home as usize / region_len]);
+        let mut sizes: Vec<u32> = regions
+            .iter()
+            .flat_map(|(s, _)| s.iter().copied())
+            .collect();
+        // A spilled key's home lies in a region that never held it, so it can only meet
+        // another spilled item's key on its way.
+        let mask = self.slots.len() - 1;
+        for &p in regions.iter().flat_map(|(_, spilled)| spilled) {
+            let (key, home) = keyed[p as usize];
+            let mut i = home as usize;
+            while self.slots[i].group != EMPTY && self.slots[i].key != key {
+                i = (i + 1) & mask;
+            }
+            let slot = &mut self.slots[i];
+            if slot.group == EMPTY {
+                *slot = Bucket {
+                    key,
+                    group: sizes.len() as u32,
+                    size: 0,
+                };
+                sizes.push(0);
+            }
+            slot.size += 1;
+            sizes[slot.group as usize] += 1;
+            group_of[p as usize] = slot.group;
+        }
+        ItemGroups {
+            group_of: Cow::Owned(group_of),
+            sizes,
+        }
+    }
+
     fn probe(&self, key: K, home: usize) -> Option<Found> {
         let mask = self.slots.len() - 1;
         let mut i = home;
@@ -263,14 +431,8 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
 
 impl SidLookup {
     pub(super) fn new(index: &SidIndex, collisions: &Collisions) -> Self {
-        let codebook_size = index.codebook_size() as u32;
-        let bits = crate::sid::bits_per_code(index.codebook_size());
-        let n_levels = index.n_levels() as u8;
-        let repack = Repack {
-            n_levels,
-            codebook_size,
-            bits,
-        };
+        let repack = Repack::of(index);
+        let Repack { n_levels, bits, .. } = repack;
         let n = collisions.n_groups();
         let entry = |g: u32| {
             let key = repack
@@ -284,6 +446,32 @@ impl SidLookup {
             _ => Table::Wide(Buckets::filled(n, entry)),
         };
         SidLookup { repack, table }
+    }
+
+    /// The table and the collision groups of `index` built together, without [`Collisions`]
+    /// (which also sorts every item by SID): what an evaluation that names no group needs.
+    pub(super) fn grouping(index: &SidIndex) -> (Self, ItemGroups<'static>) {
+        let repack = Repack::of(index);
+        let n = index.n_items();
+        let key_of = |p: usize| repack.apply(index.key(p)).expect("index codes are below V");
+        let (table, groups) = match repack.bits * u32::from(repack.n_levels) {
+            0..=32 => {
+                let mut t = Buckets::new(n);
+                let groups = t.group_items(n, |p| key_of(p) as u32);
+                (Table::Tight(t), groups)
+            }
+            33..=64 => {
+                let mut t = Buckets::new(n);
+                let groups = t.group_items(n, |p| key_of(p) as u64);
+                (Table::Narrow(t), groups)
+            }
+            _ => {
+                let mut t = Buckets::new(n);
+                let groups = t.group_items(n, key_of);
+                (Table::Wide(t), groups)
+            }
+        };
+        (SidLookup { repack, table }, groups)
     }
 
     /// A key re-packed as [`Found::packed`] is, or `None` when a code is not below V.
@@ -376,6 +564,7 @@ impl SidLookup {
 mod tests {
     use super::*;
     use crate::sid::sid_key;
+    use proptest::prelude::{Just, prop_oneof};
     use std::path::Path;
 
     fn lookup(text: &str) -> (SidLookup, Collisions) {
@@ -440,6 +629,66 @@ mod tests {
             lookup.prefetch_all(&beams, &mut probes);
             lookup.probe_all(&probes, &mut out);
             assert_eq!(out, vec![Some(found), None, None]);
+        }
+    }
+
+    /// Whether `SidLookup::grouping` groups `index` as `Collisions` does (up to the numbering)
+    /// and its table finds every item's group, on `threads` cores (more cores, smaller
+    /// regions, more probes spilling past a region's end).
+    fn grouping_agrees_with_collisions(index: &SidIndex, threads: usize) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (lookup, groups) = pool.install(|| SidLookup::grouping(index));
+        let collisions = Collisions::new(index);
+        assert_eq!(groups.n_groups(), collisions.n_groups());
+        assert_eq!(groups.group_of.len(), index.n_items());
+        let mut renamed = std::collections::HashMap::new();
+        for p in 0..index.n_items() {
+            let (g, c) = (groups.group_of[p], collisions.group_of(p));
+            assert_eq!(*renamed.entry(g).or_insert(c), c, "item {p}");
+            assert_eq!(groups.sizes[g as usize], collisions.size(c));
+            let found = lookup.find(sid(index.codes(p))).unwrap();
+            assert_eq!((found.group, found.size), (g, collisions.size(c)));
+        }
+        assert_eq!(
+            groups.collision_rate().to_bits(),
+            collisions.collision_rate().to_bits()
+        );
+    }
+
+    #[test]
+    fn grouping_without_collisions_finds_the_same_groups() {
+        // Tight (V = 9), narrow (V = 60001, L = 3) and wide (L = 5) keys.
+        for text in [
+            r#"{"0": [1, 8], "1": [1, 8], "2": [3, 0], "3": [1, 8], "4": [3, 0], "5": [2, 2]}"#,
+            r#"{"0": [60000, 1, 2], "1": [5, 1, 2], "2": [60000, 1, 2]}"#,
+            r#"{"0": [60000, 1, 2, 3, 4], "1": [5, 1, 2, 3, 4], "2": [60000, 1, 2, 3, 4]}"#,
+        ] {
+            let index = SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap();
+            for threads in [1, 2, 7] {
+                grouping_agrees_with_collisions(&index, threads);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        // 64 threads cut the table into small regions, so some probes spill past their ends.
+        #[test]
+        fn grouping_agrees_with_collisions_on_any_index(
+            items in proptest::collection::vec(proptest::collection::vec(0u16..12, 3), 1..1500),
+            threads in prop_oneof![1usize..4, Just(64)],
+        ) {
+            let body: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(id, codes)| format!("\"{id}\": {codes:?}"))
+                .collect();
+            let text = format!("{{{}}}", body.join(", "));
+            let index = SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap();
+            grouping_agrees_with_collisions(&index, threads);
         }
     }
 

@@ -171,7 +171,11 @@ mod tests {
             let s = ev.evaluate(&BeamRecord::from_json(r).unwrap());
             acc.add(&s.outcome, s.anomalies);
         }
-        let summary = acc.finish(Compat::Faithful, &collisions, &ev.generated_counts());
+        let summary = acc.finish(
+            Compat::Faithful,
+            |g| collisions.size(g),
+            &ev.generated_counts(),
+        );
         assert_eq!(summary.prefix_hits, vec![vec![0.5, 0.5], vec![1.0, 1.0]]);
         assert_eq!(summary.values[1].hit, 0.5);
         assert!(close(summary.values[1].mrr, 0.25));
@@ -376,7 +380,11 @@ mod tests {
             let s = ev.evaluate(&BeamRecord::from_json(r).unwrap());
             acc.add(&s.outcome, s.anomalies);
         }
-        let summary = acc.finish(Compat::Faithful, &collisions, &ev.generated_counts());
+        let summary = acc.finish(
+            Compat::Faithful,
+            |g| collisions.size(g),
+            &ev.generated_counts(),
+        );
         assert_eq!(summary.n_users, 3);
         assert_eq!(summary.anomalies.invalid_sids, 1);
         // User 0: rank 0, P = 0, G = 3. User 1: rank 1, P = 1, G = 3. User 2: nothing valid.
@@ -437,6 +445,34 @@ mod tests {
             }
             let valid = beams.iter().filter(|&&(a, b)| a == b && (1..=4).contains(&a)).count() as u64;
             prop_assert_eq!(s.anomalies.invalid_sids, beams.len() as u64 - valid);
+        }
+    }
+
+    /// An evaluator that groups the items itself scores every record as one built on
+    /// `Collisions` does; only the numbers of the target's group may differ.
+    #[test]
+    fn an_evaluator_without_collisions_scores_the_same() {
+        let (index, collisions) = fixture();
+        for compat in [Compat::Faithful, Compat::CcePy] {
+            let with = Evaluator::new(&index, &collisions, compat);
+            let without = Evaluator::without_collisions(&index, compat);
+            assert_eq!(with.collision_rate(), without.collision_rate());
+            for record in [
+                r#"{"beam_sids": ["<a_3><b_3>", "<a_2><b_2>", "<a_9><b_9>"], "target_item": "4"}"#,
+                r#"{"beam_sids": ["<a_2><b_2>", "<a_2><b_2>", "<a_1><b_1>"], "target_item": "2"}"#,
+                r#"{"beam_sids": ["<a_4><b_4>"], "target_item": "6", "scores": [0.5]}"#,
+                r#"{"beam_sids": ["<a_1><b_1>"], "target_item": "77"}"#,
+                r#"{"beam_sids": [], "target_item": "0"}"#,
+            ] {
+                let rec = BeamRecord::from_json(record).unwrap();
+                let (mut a, mut b) = (with.evaluate(&rec), without.evaluate(&rec));
+                assert_eq!(
+                    a.outcome.target_group.is_some(),
+                    b.outcome.target_group.is_some()
+                );
+                (a.outcome.target_group, b.outcome.target_group) = (None, None);
+                assert_eq!(a, b, "{record}");
+            }
         }
     }
 

@@ -422,16 +422,15 @@ pub struct GroupJson {
 }
 
 impl EvalJson {
-    /// Builds the document; `top_groups` are listed when given.
+    /// Builds the document; `top_groups` are listed when given, named by their collisions.
     pub fn new(
         summary: &EvalSummary,
         collision_rate: f64,
-        top_groups: Option<&[&GroupCredit]>,
+        top_groups: Option<(&[&GroupCredit], &Collisions)>,
         index: &SidIndex,
-        collisions: &Collisions,
     ) -> Self {
         let at = summary.largest_k_position().unwrap_or(0);
-        let groups = top_groups.map(|groups| {
+        let groups = top_groups.map(|(groups, collisions)| {
             groups
                 .iter()
                 .map(|g| {
