@@ -99,135 +99,159 @@ fn sq_distances_f32_block<const B: usize>(
     sums.map(|s| s as f32)
 }
 
-/// `out[c] = sq_distance_8(r, e_c)` for every code `c` of a transposed codebook (`d × V`,
-/// `V = out.len()`), bit for bit: each code keeps the eight partial sums and the fold of
-/// [`sq_distance_8`], but four codes are computed side by side, so a row of a ZCR cost matrix
-/// costs a fraction of the instructions of V separate calls. `lanes` is scratch space, kept
-/// by the caller between calls so that no row allocates.
-pub fn sq_distances_8_transposed(
-    r: &[f64],
-    transposed: &[f64],
-    lanes: &mut Vec<f64>,
-    out: &mut [f64],
-) {
+/// Codes per panel of [`CodePanels`].
+const PANEL: usize = 8;
+
+/// A codebook laid out for [`sq_distances_8_panels`]: panels of eight codes, panel `p` being
+/// `d` rows of eight values (dimension `j` of codes `8p..8p + 8`), the last panel padded
+/// with zeros. Every block of codes the kernel reads is one contiguous fixed-size array, so
+/// its inner loop has no index arithmetic or bounds checks.
+#[derive(Debug, Clone)]
+pub struct CodePanels {
+    values: Vec<f64>,
+    dim: usize,
+    n_codes: usize,
+}
+
+impl CodePanels {
+    /// Lays out `codewords` (each of length `dim`).
+    pub fn new<'a>(dim: usize, codewords: impl ExactSizeIterator<Item = &'a [f64]>) -> Self {
+        let n_codes = codewords.len();
+        let mut values = vec![0.0; n_codes.div_ceil(PANEL) * PANEL * dim];
+        for (c, codeword) in codewords.enumerate() {
+            assert_eq!(codeword.len(), dim, "codewords of one length");
+            let panel = &mut values[c / PANEL * PANEL * dim..];
+            for (j, &e) in codeword.iter().enumerate() {
+                panel[j * PANEL + c % PANEL] = e;
+            }
+        }
+        CodePanels {
+            values,
+            dim,
+            n_codes,
+        }
+    }
+
+    /// Values held, padding included.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no value is held (no code or `d = 0`).
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// `out[c] = sq_distance_8(r, e_c)` for every code `c` of `panels` (`out.len()` codes), bit
+/// for bit: each code keeps the eight partial sums and the fold of [`sq_distance_8`], but a
+/// block of codes is computed side by side with its sums in registers, so a row of a ZCR
+/// cost matrix costs a fraction of V separate calls.
+pub fn sq_distances_8_panels(r: &[f64], panels: &CodePanels, out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU supports AVX-512F (checked just above).
-        return unsafe { sq_distances_8_transposed_avx512(r, transposed, lanes, out) };
+        return unsafe { sq_distances_8_panels_avx512(r, panels, out) };
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { sq_distances_8_transposed_avx2(r, transposed, lanes, out) };
+        return unsafe { sq_distances_8_panels_avx2(r, panels, out) };
     }
-    sq_distances_8_transposed_portable(r, transposed, lanes, out);
+    sq_distances_8_panels_portable::<2>(r, panels, out);
 }
 
-/// [`sq_distances_8_transposed`] compiled for AVX-512 (the same loop, eight codes at once).
+/// [`sq_distances_8_panels`] compiled for AVX-512: a whole panel at once, one register per
+/// partial sum.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn sq_distances_8_transposed_avx512(
-    r: &[f64],
-    transposed: &[f64],
-    lanes: &mut Vec<f64>,
-    out: &mut [f64],
-) {
-    sq_distances_8_transposed_portable(r, transposed, lanes, out);
+fn sq_distances_8_panels_avx512(r: &[f64], panels: &CodePanels, out: &mut [f64]) {
+    sq_distances_8_panels_portable::<8>(r, panels, out);
 }
 
-/// [`sq_distances_8_transposed`] compiled for AVX2 (the same loop, widened).
+/// [`sq_distances_8_panels`] compiled for AVX2: half a panel at once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sq_distances_8_transposed_avx2(
-    r: &[f64],
-    transposed: &[f64],
-    lanes: &mut Vec<f64>,
-    out: &mut [f64],
-) {
-    sq_distances_8_transposed_portable(r, transposed, lanes, out);
+fn sq_distances_8_panels_avx2(r: &[f64], panels: &CodePanels, out: &mut [f64]) {
+    sq_distances_8_panels_portable::<4>(r, panels, out);
 }
 
-/// Codes per tile of [`sq_distances_8_transposed`]: its partial sums (9 × 512 × 8 bytes) stay
-/// in the first-level caches however large V is.
-const CODE_TILE: usize = 512;
-
+/// [`sq_distances_8_panels`] in blocks of `B` codes (`B` divides [`PANEL`]): `B` codes'
+/// eight partial sums are as many vector registers as the CPU has to spare.
 #[inline(always)]
-fn sq_distances_8_transposed_portable(
-    r: &[f64],
-    transposed: &[f64],
-    scratch: &mut Vec<f64>,
-    out: &mut [f64],
-) {
-    let v = out.len();
-    assert_eq!(transposed.len(), r.len() * v, "a d × V transposed codebook");
-    for (tile, out) in out.chunks_mut(CODE_TILE).enumerate() {
-        sq_distances_8_tile(r, transposed, v, tile * CODE_TILE, scratch, out);
+fn sq_distances_8_panels_portable<const B: usize>(r: &[f64], panels: &CodePanels, out: &mut [f64]) {
+    assert_eq!(out.len(), panels.n_codes, "one distance per code");
+    assert_eq!(r.len(), panels.dim, "a residual of the codewords' length");
+    if r.is_empty() {
+        out.fill(0.0);
+        return;
+    }
+    let panel_len = r.len() * PANEL;
+    for (panel, out) in panels
+        .values
+        .chunks_exact(panel_len)
+        .zip(out.chunks_mut(PANEL))
+    {
+        let rows = panel.as_chunks::<PANEL>().0;
+        let mut sums = [0.0; PANEL];
+        for part in 0..PANEL / B {
+            let block = sq_distances_8_block::<B>(r, rows, part * B);
+            sums[part * B..(part + 1) * B].copy_from_slice(&block);
+        }
+        out.copy_from_slice(&sums[..out.len()]);
     }
 }
 
-/// Codes `first..first + out.len()` of [`sq_distances_8_transposed`] (`v` codes per row of
-/// `transposed`).
+/// Codes `offset..offset + B` of one panel (`rows`: its `d` rows): sum k takes dimensions
+/// k, k + 8, … in order (its first term stored, not added to 0: the same bits, t² ≥ 0), the
+/// dimensions past the last eight a tail, then the fold of `sq_distance_8`,
+/// ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) + tail.
 #[inline(always)]
-fn sq_distances_8_tile(
+fn sq_distances_8_block<const B: usize>(
     r: &[f64],
-    transposed: &[f64],
-    v: usize,
-    first: usize,
-    scratch: &mut Vec<f64>,
-    out: &mut [f64],
-) {
-    let (d, w) = (r.len(), out.len());
-    let split = d / 8 * 8;
-    // lanes[k·w + c] is code c's partial sum k (dimensions k, k + 8, …), then its tail; the
-    // codes are the inner loop, so the compiler computes several at once. A sum's first term
-    // is stored rather than added to 0 (the same bits: t² ≥ 0), so nothing is zeroed per call.
-    if scratch.len() < 9 * w {
-        scratch.resize(9 * w, 0.0);
+    rows: &[[f64; PANEL]],
+    offset: usize,
+) -> [f64; B] {
+    let codes =
+        |row: &[f64; PANEL]| -> [f64; B] { row[offset..offset + B].try_into().expect("B codes") };
+    let square = |x: f64, e: f64| (x - e) * (x - e);
+    let (head, tail_dims) = r.as_chunks::<8>();
+    let (head_rows, tail_rows) = rows.split_at(head.len() * 8);
+    let head_rows = head_rows.as_chunks::<8>().0;
+    let mut lanes = [[0.0f64; B]; 8];
+    // Eight dimensions per step, so every lane index is a constant and the lanes stay in
+    // registers.
+    let mut steps = head.iter().zip(head_rows);
+    if let Some((xs, step)) = steps.next() {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            *lane = codes(&step[k]).map(|e| square(xs[k], e));
+        }
     }
-    let (lanes, tail) = scratch[..9 * w].split_at_mut(8 * w);
-    if split == 0 {
-        lanes.fill(0.0);
-    }
-    for (j, &x) in r.iter().enumerate() {
-        let row = &transposed[j * v + first..j * v + first + w];
-        let (sums, first_term) = if j < split {
-            (&mut lanes[(j % 8) * w..(j % 8 + 1) * w], j < 8)
-        } else {
-            (&mut *tail, j == split)
-        };
-        if first_term {
-            for (s, &e) in sums.iter_mut().zip(row) {
-                let t = x - e;
-                *s = t * t;
-            }
-        } else {
-            for (s, &e) in sums.iter_mut().zip(row) {
-                let t = x - e;
-                *s += t * t;
+    for (xs, step) in steps {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            for (s, e) in lane.iter_mut().zip(codes(&step[k])) {
+                *s += square(xs[k], e);
             }
         }
     }
-    // The fold of `sq_distance_8`, ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) + tail,
-    // one whole lane at a time.
-    let mut l: Vec<&mut [f64]> = lanes.chunks_exact_mut(w).collect();
-    for (dst, src) in [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (4, 6)] {
-        let (low, high) = l.split_at_mut(src);
-        add_into(low[dst], high[0]);
+    let mut sums = [0.0f64; B];
+    for (i, s) in sums.iter_mut().enumerate() {
+        let l = |k: usize| lanes[k][i];
+        *s = ((l(0) + l(1)) + (l(2) + l(3))) + ((l(4) + l(5)) + (l(6) + l(7)));
     }
-    for ((o, &a), &b) in out.iter_mut().zip(&*l[0]).zip(&*l[4]) {
-        *o = a + b;
+    let mut dims = tail_dims.iter().zip(tail_rows);
+    if let Some((&x, row)) = dims.next() {
+        let mut tail = codes(row).map(|e| square(x, e));
+        for (&x, row) in dims {
+            for (s, e) in tail.iter_mut().zip(codes(row)) {
+                *s += square(x, e);
+            }
+        }
+        for (s, t) in sums.iter_mut().zip(tail) {
+            *s += t;
+        }
     }
-    if split < d {
-        add_into(out, tail);
-    }
-}
-
-/// `dst[i] += src[i]`.
-#[inline(always)]
-fn add_into(dst: &mut [f64], src: &[f64]) {
-    for (a, &b) in dst.iter_mut().zip(src) {
-        *a += b;
-    }
+    sums
 }
 
 /// [`sq_distance_8`] compiled for AVX2 (the portable loop, widened by the compiler).
@@ -364,7 +388,7 @@ mod tests {
     }
 
     type F32Kernel = fn(&[f32], &[f32], &mut [f32]);
-    type F64Kernel = fn(&[f64], &[f64], &mut Vec<f64>, &mut [f64]);
+    type F64Kernel = fn(&[f64], &CodePanels, &mut [f64]);
 
     /// The dispatching entry point, the portable loop at several block sizes, then the AVX2
     /// and AVX-512 builds where this CPU runs them.
@@ -392,21 +416,26 @@ mod tests {
         builds
     }
 
-    /// The dispatching entry point, then the AVX2 and AVX-512 builds where this CPU runs them.
+    /// The dispatching entry point, the portable loop at several block sizes, then the AVX2
+    /// and AVX-512 builds where this CPU runs them.
     fn f64_builds() -> Vec<(&'static str, F64Kernel)> {
-        let mut builds: Vec<(&'static str, F64Kernel)> =
-            vec![("dispatched", sq_distances_8_transposed)];
+        let mut builds: Vec<(&'static str, F64Kernel)> = vec![
+            ("dispatched", sq_distances_8_panels),
+            ("blocks of 1", sq_distances_8_panels_portable::<1>),
+            ("blocks of 2", sq_distances_8_panels_portable::<2>),
+            ("blocks of 8", sq_distances_8_panels_portable::<8>),
+        ];
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY (both): each build is kept only where the CPU supports it.
             if std::arch::is_x86_feature_detected!("avx2") {
-                builds.push(("avx2", |r, t, s, o| unsafe {
-                    sq_distances_8_transposed_avx2(r, t, s, o)
+                builds.push(("avx2", |r, t, o| unsafe {
+                    sq_distances_8_panels_avx2(r, t, o)
                 }));
             }
             if std::arch::is_x86_feature_detected!("avx512f") {
-                builds.push(("avx512", |r, t, s, o| unsafe {
-                    sq_distances_8_transposed_avx512(r, t, s, o)
+                builds.push(("avx512", |r, t, o| unsafe {
+                    sq_distances_8_panels_avx512(r, t, o)
                 }));
             }
         }
@@ -454,7 +483,7 @@ mod tests {
     }
 
     #[test]
-    fn the_transposed_f64_kernel_gives_the_bits_of_sq_distance_8() {
+    fn the_panelled_f64_kernel_gives_the_bits_of_sq_distance_8() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             x ^= x << 13;
@@ -475,24 +504,21 @@ mod tests {
             let r: Vec<f64> = (0..d).map(|_| next()).collect();
             let codewords: Vec<Vec<f64>> =
                 (0..v).map(|_| (0..d).map(|_| next()).collect()).collect();
-            let mut t = vec![0.0; d * v];
-            for (c, w) in codewords.iter().enumerate() {
-                for (j, &e) in w.iter().enumerate() {
-                    t[j * v + c] = e;
-                }
-            }
-            let mut scratch = vec![7.0; 3];
-            let mut portable = vec![0.0; v];
-            sq_distances_8_transposed_portable(&r, &t, &mut scratch, &mut portable);
-            for (c, w) in codewords.iter().enumerate() {
-                let want = sq_distance_8(&r, w).to_bits();
-                assert_eq!(portable[c].to_bits(), want, "d={d} v={v} code {c}");
-            }
+            let t = CodePanels::new(d, codewords.iter().map(Vec::as_slice));
+            assert_eq!(
+                t.len(),
+                usize::div_ceil(v, PANEL) * PANEL * d,
+                "whole panels"
+            );
+            let want: Vec<u64> = codewords
+                .iter()
+                .map(|w| sq_distance_8(&r, w).to_bits())
+                .collect();
             for (build, kernel) in f64_builds() {
                 let mut got = vec![0.0; v];
-                kernel(&r, &t, &mut scratch, &mut got);
-                let bits = |o: &[f64]| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&got), bits(&portable), "{build}: d={d} v={v}");
+                kernel(&r, &t, &mut got);
+                let got: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(got, want, "{build}: d={d} v={v}");
             }
         }
     }

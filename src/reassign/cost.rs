@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::kernels::{sq_distance_8, sq_distances_8_transposed};
+use crate::kernels::{CodePanels, sq_distance_8, sq_distances_8_panels};
 use crate::load::{Codebooks, Latents, SidIndex};
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::Code;
@@ -33,16 +33,16 @@ pub struct CostModel {
     dim: usize,
     /// `L × V × d`, row-major.
     codewords: Vec<f64>,
-    /// The last level's codewords transposed (`d × V`), for [`CostModel::last_level_distances`];
-    /// absent when that copy would exceed [`MAX_TRANSPOSED`] values.
-    last_transposed: Option<Vec<f64>>,
+    /// The last level's codewords in panels, for [`CostModel::last_level_distances`];
+    /// absent when that copy would exceed [`MAX_PANELLED`] values.
+    last_panels: Option<CodePanels>,
     /// Last-level codes that have a codeword (all of them unless estimated).
     available: Vec<bool>,
     estimated: bool,
 }
 
-/// The most values the transposed last-level copy may hold (128 MB).
-const MAX_TRANSPOSED: usize = 1 << 24;
+/// The most values the panelled last-level copy may hold (128 MB).
+const MAX_PANELLED: usize = 1 << 24;
 
 impl CostModel {
     /// Uses the tokenizer's own codebooks (`L × V × d`). Checks that the latents cover every
@@ -72,11 +72,11 @@ impl CostModel {
             codebook_size: v,
             dim,
             codewords,
-            last_transposed: None,
+            last_panels: None,
             available: vec![true; v],
             estimated: false,
         };
-        model.transpose_last_level();
+        model.panel_last_level();
         Ok(model)
     }
 
@@ -96,7 +96,7 @@ impl CostModel {
             codebook_size: v,
             dim,
             codewords: vec![0.0; n_levels * v * dim],
-            last_transposed: None,
+            last_panels: None,
             available: vec![false; v],
             estimated: true,
         };
@@ -138,26 +138,18 @@ impl CostModel {
             }
             progress.advance(1);
         }
-        model.transpose_last_level();
+        model.panel_last_level();
         Ok(model)
     }
 
-    fn transpose_last_level(&mut self) {
+    fn panel_last_level(&mut self) {
         let (v, d) = (self.codebook_size, self.dim);
-        if self.n_levels == 0 || v * d > MAX_TRANSPOSED {
+        if self.n_levels == 0 || v.div_ceil(8) * 8 * d > MAX_PANELLED {
             return;
         }
-        let mut t = vec![0.0; d * v];
-        for c in 0..v {
-            for (j, &e) in self
-                .codeword(self.n_levels - 1, c as Code)
-                .iter()
-                .enumerate()
-            {
-                t[j * v + c] = e;
-            }
-        }
-        self.last_transposed = Some(t);
+        let last = self.n_levels - 1;
+        let codewords = (0..v).map(|c| self.codeword(last, c as Code));
+        self.last_panels = Some(CodePanels::new(d, codewords));
     }
 
     /// Per-code sums and counts of the residuals after `level` levels of the items in `range`.
@@ -256,16 +248,10 @@ impl CostModel {
             .into_par_iter()
             .map(|k| k * n / checked)
             .map_init(
-                || {
-                    (
-                        vec![0.0; self.dim],
-                        Vec::new(),
-                        vec![0.0; self.codebook_size],
-                    )
-                },
-                |(residual, scratch, distances), p| {
+                || (vec![0.0; self.dim], vec![0.0; self.codebook_size]),
+                |(residual, distances), p| {
                     self.residual(index, p, residual);
-                    self.last_level_distances(residual, scratch, distances);
+                    self.last_level_distances(residual, distances);
                     let nearest = (0..self.codebook_size as Code)
                         .filter(|&c| self.available[c as usize])
                         .map(|c| (distances[c as usize], c))
@@ -309,11 +295,10 @@ impl CostModel {
     }
 
     /// Writes `D[i,c] = ‖residual − e_c‖²` for every last-level code `c` into `out` (length
-    /// V), the same bits as [`CostModel::sq_distances`] but all codes at once; `scratch` is
-    /// reused between calls.
-    pub fn last_level_distances(&self, residual: &[f64], scratch: &mut Vec<f64>, out: &mut [f64]) {
-        match &self.last_transposed {
-            Some(t) => sq_distances_8_transposed(residual, t, scratch, out),
+    /// V), the same bits as [`CostModel::sq_distances`] but all codes at once.
+    pub fn last_level_distances(&self, residual: &[f64], out: &mut [f64]) {
+        match &self.last_panels {
+            Some(panels) => sq_distances_8_panels(residual, panels, out),
             None => {
                 let last = self.n_levels - 1;
                 for (c, o) in out.iter_mut().enumerate() {

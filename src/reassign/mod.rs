@@ -493,7 +493,6 @@ pub(crate) fn in_id_order(
 struct RowScratch {
     residual: Vec<f64>,
     every_code: Vec<f64>,
-    lanes: Vec<f64>,
 }
 
 fn build_problem(
@@ -510,7 +509,6 @@ fn build_problem(
     let RowScratch {
         residual,
         every_code,
-        lanes,
     } = scratch;
     residual.resize(cost.dim(), 0.0);
     every_code.resize(cost.codebook_size(), 0.0);
@@ -518,7 +516,7 @@ fn build_problem(
     for &k in rows {
         let position = items[k] as usize;
         cost.residual(index, position, residual);
-        cost.last_level_distances(residual, lanes, every_code);
+        cost.last_level_distances(residual, every_code);
         let start = dist.len();
         dist.extend(columns.iter().map(|&c| every_code[c as usize]));
         if dist[start..].iter().any(|d| !d.is_finite()) {
