@@ -117,7 +117,7 @@ impl CodePanels {
     /// Lays out `codewords` (each of length `dim`).
     pub fn new<'a>(dim: usize, codewords: impl ExactSizeIterator<Item = &'a [f64]>) -> Self {
         let n_codes = codewords.len();
-        let mut values = vec![0.0; n_codes.div_ceil(PANEL) * PANEL * dim];
+        let mut values = vec![0.0; Self::padded_len(n_codes, dim)];
         for (c, codeword) in codewords.enumerate() {
             assert_eq!(codeword.len(), dim, "codewords of one length");
             let panel = &mut values[c / PANEL * PANEL * dim..];
@@ -130,6 +130,11 @@ impl CodePanels {
             dim,
             n_codes,
         }
+    }
+
+    /// Values the panels of `n_codes` codewords of length `dim` hold, padding included.
+    pub fn padded_len(n_codes: usize, dim: usize) -> usize {
+        n_codes.div_ceil(PANEL) * PANEL * dim
     }
 
     /// Values held, padding included.

@@ -144,7 +144,7 @@ impl CostModel {
 
     fn panel_last_level(&mut self) {
         let (v, d) = (self.codebook_size, self.dim);
-        if self.n_levels == 0 || v.div_ceil(8) * 8 * d > MAX_PANELLED {
+        if self.n_levels == 0 || CodePanels::padded_len(v, d) > MAX_PANELLED {
             return;
         }
         let last = self.n_levels - 1;
