@@ -19,53 +19,59 @@ pub fn sq_distance_8(a: &[f64], b: &[f64]) -> f64 {
 /// `V = out.len()`): each difference in float32, squared and summed in float64 over the
 /// dimensions in order, rounded to float32 — MQL4GRec's RQ distances. A block of codes is
 /// computed side by side, its sums in registers, while every sum keeps the dimension order.
+/// Where the CPU has fused multiply-add, each square is added with it: the square of a
+/// float32 has at most 48 significant bits, so it is exact in float64 and
+/// `fma(t, t, s) = round(t·t + s)` is the bits of the separate multiply and add.
 pub fn sq_distances_transposed_f32(r: &[f32], transposed: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU supports AVX-512F (checked just above).
+    if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the CPU supports AVX-512F and FMA (checked just above).
         return unsafe { sq_distances_transposed_f32_avx512(r, transposed, out) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
         return unsafe { sq_distances_transposed_f32_avx2(r, transposed, out) };
     }
-    sq_distances_transposed_f32_portable::<8>(r, transposed, out);
+    sq_distances_transposed_f32_portable::<8, false>(r, transposed, out);
 }
 
 /// [`sq_distances_transposed_f32`] compiled for AVX-512: blocks of 64 codes (eight
 /// independent registers of sums).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,fma")]
 fn sq_distances_transposed_f32_avx512(r: &[f32], transposed: &[f32], out: &mut [f32]) {
-    sq_distances_transposed_f32_portable::<64>(r, transposed, out);
+    sq_distances_transposed_f32_portable::<64, true>(r, transposed, out);
 }
 
-/// [`sq_distances_transposed_f32`] compiled for AVX2: blocks of 16 codes.
+/// [`sq_distances_transposed_f32`] compiled for AVX2 and FMA: blocks of 16 codes.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 fn sq_distances_transposed_f32_avx2(r: &[f32], transposed: &[f32], out: &mut [f32]) {
-    sq_distances_transposed_f32_portable::<16>(r, transposed, out);
+    sq_distances_transposed_f32_portable::<16, true>(r, transposed, out);
 }
 
 /// [`sq_distances_transposed_f32`] in blocks of `B` codes, then of 8, then one at a time
-/// (the block size changes which codes share a pass, never a code's arithmetic).
+/// (the block size changes which codes share a pass, never a code's arithmetic); `FMA`
+/// adds each square by a fused multiply-add (the same bits, see above; only where the CPU
+/// has it, as a library call would be slow).
 #[inline(always)]
-fn sq_distances_transposed_f32_portable<const B: usize>(
+fn sq_distances_transposed_f32_portable<const B: usize, const FMA: bool>(
     r: &[f32],
     transposed: &[f32],
     out: &mut [f32],
 ) {
     let v = out.len();
     assert_eq!(transposed.len(), r.len() * v, "a d × V transposed codebook");
-    let done = f32_blocks::<B>(r, transposed, out, 0);
-    let done = f32_blocks::<8>(r, transposed, out, done);
-    f32_blocks::<1>(r, transposed, out, done);
+    let done = f32_blocks::<B, FMA>(r, transposed, out, 0);
+    let done = f32_blocks::<8, FMA>(r, transposed, out, done);
+    f32_blocks::<1, FMA>(r, transposed, out, done);
 }
 
 /// Fills `out[first..]` in whole blocks of `B` codes; returns where they stop.
 #[inline(always)]
-fn f32_blocks<const B: usize>(
+fn f32_blocks<const B: usize, const FMA: bool>(
     r: &[f32],
     transposed: &[f32],
     out: &mut [f32],
@@ -74,7 +80,7 @@ fn f32_blocks<const B: usize>(
     let v = out.len();
     let end = first + (v - first) / B * B;
     for (block, out) in out[first..end].chunks_exact_mut(B).enumerate() {
-        let codes = sq_distances_f32_block::<B>(r, transposed, v, first + block * B);
+        let codes = sq_distances_f32_block::<B, FMA>(r, transposed, v, first + block * B);
         out.copy_from_slice(&codes);
     }
     end
@@ -82,7 +88,7 @@ fn f32_blocks<const B: usize>(
 
 /// Codes `first..first + B` of [`sq_distances_transposed_f32`] (`v` codes per row).
 #[inline(always)]
-fn sq_distances_f32_block<const B: usize>(
+fn sq_distances_f32_block<const B: usize, const FMA: bool>(
     r: &[f32],
     transposed: &[f32],
     v: usize,
@@ -93,7 +99,7 @@ fn sq_distances_f32_block<const B: usize>(
         let codes: &[f32; B] = row[first..first + B].try_into().expect("B codes");
         for (s, &b) in sums.iter_mut().zip(codes) {
             let t = f64::from(a - b);
-            *s += t * t;
+            *s = if FMA { t.mul_add(t, *s) } else { *s + t * t };
         }
     }
     sums.map(|s| s as f32)
@@ -400,19 +406,34 @@ mod tests {
     fn f32_builds() -> Vec<(&'static str, F32Kernel)> {
         let mut builds: Vec<(&'static str, F32Kernel)> = vec![
             ("dispatched", sq_distances_transposed_f32),
-            ("blocks of 1", sq_distances_transposed_f32_portable::<1>),
-            ("blocks of 8", sq_distances_transposed_f32_portable::<8>),
-            ("blocks of 64", sq_distances_transposed_f32_portable::<64>),
+            (
+                "blocks of 1",
+                sq_distances_transposed_f32_portable::<1, false>,
+            ),
+            (
+                "blocks of 8",
+                sq_distances_transposed_f32_portable::<8, false>,
+            ),
+            (
+                "blocks of 64",
+                sq_distances_transposed_f32_portable::<64, false>,
+            ),
+            // A library fma where the CPU has none: slow, but the same bits.
+            (
+                "blocks of 8, fused",
+                sq_distances_transposed_f32_portable::<8, true>,
+            ),
         ];
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY (both): each build is kept only where the CPU supports it.
-            if std::arch::is_x86_feature_detected!("avx2") {
+            let fma = std::arch::is_x86_feature_detected!("fma");
+            if std::arch::is_x86_feature_detected!("avx2") && fma {
                 builds.push(("avx2", |r, t, o| unsafe {
                     sq_distances_transposed_f32_avx2(r, t, o)
                 }));
             }
-            if std::arch::is_x86_feature_detected!("avx512f") {
+            if std::arch::is_x86_feature_detected!("avx512f") && fma {
                 builds.push(("avx512", |r, t, o| unsafe {
                     sq_distances_transposed_f32_avx512(r, t, o)
                 }));
@@ -484,6 +505,53 @@ mod tests {
                 let got: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
                 assert_eq!(got, want, "{build}: d = {d}, V = {v}");
             }
+        }
+    }
+
+    /// Why the fused builds of the float32 kernel keep the bits: a float32 difference's
+    /// square is exact in float64, so one rounding of `t·t + s` is all either form does.
+    /// Checked on differences and sums across the whole float32 range, subnormals included.
+    #[test]
+    fn a_fused_square_add_of_a_float32_difference_is_the_separate_one() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut bits = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edge = [
+            0.0f32,
+            -0.0,
+            f32::MIN_POSITIVE,
+            1e-45,
+            f32::MAX,
+            -f32::MAX,
+            1.0,
+            3.0,
+        ];
+        for k in 0..200_000 {
+            let (a, b) = if k < edge.len() * edge.len() {
+                (edge[k / edge.len()], edge[k % edge.len()])
+            } else {
+                (f32::from_bits(bits() as u32), f32::from_bits(bits() as u32))
+            };
+            let t = f64::from(a - b);
+            // A sum of squares: zero, near t² (where the rounding of t² + s matters) or any
+            // positive value.
+            let s = match k % 3 {
+                0 => 0.0,
+                1 => t * t * (bits() as u32) as f64 / (1u64 << 30) as f64,
+                _ => f64::from_bits(bits() & (u64::MAX >> 1)),
+            };
+            if !t.is_finite() || !s.is_finite() {
+                continue;
+            }
+            assert_eq!(
+                t.mul_add(t, s).to_bits(),
+                (s + t * t).to_bits(),
+                "t = {t:e}, s = {s:e}"
+            );
         }
     }
 
