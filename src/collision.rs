@@ -20,6 +20,44 @@ pub struct Collisions {
     group_of: Vec<u32>,
 }
 
+/// SID groups per parallel piece of [`Collisions::run_sizes`].
+const RUN_PIECE: usize = 1 << 14;
+
+/// The sizes of the runs of SID groups that share their first `depth` codes, summed up
+/// ([`Collisions::run_sizes`]): what the index statistics need, without a list of the runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunSizes {
+    /// Number of runs (distinct prefixes of that depth).
+    pub runs: usize,
+    /// Items in runs of two or more items.
+    pub items_in_shared_runs: usize,
+    /// Items in the largest run.
+    pub largest: usize,
+    /// Runs of more items than the limit asked for.
+    pub over_limit: usize,
+}
+
+impl RunSizes {
+    fn add(mut self, size: usize, limit: usize) -> Self {
+        self.runs += 1;
+        if size > 1 {
+            self.items_in_shared_runs += size;
+        }
+        self.largest = self.largest.max(size);
+        self.over_limit += usize::from(size > limit);
+        self
+    }
+
+    fn merge(self, other: Self) -> Self {
+        RunSizes {
+            runs: self.runs + other.runs,
+            items_in_shared_runs: self.items_in_shared_runs + other.items_in_shared_runs,
+            largest: self.largest.max(other.largest),
+            over_limit: self.over_limit + other.over_limit,
+        }
+    }
+}
+
 /// Items sharing the first L−1 codes: the unit ZCR works on. Covers the SID groups
 /// `first_group..end_group`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +237,43 @@ impl Collisions {
             .collect()
     }
 
+    /// [`Collisions::runs_at_depth`] summed up, on every core and without listing the runs
+    /// (at depth L that list has an entry per SID group): how many, how large, and how many
+    /// hold more than `limit` items.
+    pub fn run_sizes(&self, depth: usize, limit: usize) -> RunSizes {
+        let n_groups = self.n_groups();
+        let prefix = |g: usize| sid::prefix_key(self.keys[g], self.n_levels, depth);
+        let items = |from: usize, to: usize| (self.starts[to] - self.starts[from]) as usize;
+        // Each piece of groups sums the runs that start in it, reading on past its end for
+        // the last one; every key's prefix is computed once (and one before the piece).
+        (0..n_groups.div_ceil(RUN_PIECE))
+            .into_par_iter()
+            .map(|piece| {
+                let (first, end) = (piece * RUN_PIECE, ((piece + 1) * RUN_PIECE).min(n_groups));
+                let mut sizes = RunSizes::default();
+                let mut previous = (first > 0).then(|| prefix(first - 1));
+                let mut open: Option<usize> = None;
+                for g in first..n_groups {
+                    let p = prefix(g);
+                    if previous != Some(p) {
+                        if let Some(start) = open.take() {
+                            sizes = sizes.add(items(start, g), limit);
+                        }
+                        if g >= end {
+                            break;
+                        }
+                        open = Some(g);
+                    }
+                    previous = Some(p);
+                }
+                if let Some(start) = open {
+                    sizes = sizes.add(items(start, n_groups), limit);
+                }
+                sizes
+            })
+            .reduce(RunSizes::default, RunSizes::merge)
+    }
+
     /// The item positions of a prefix group, grouped by SID (a SID group's items are contiguous).
     pub fn prefix_items(&self, p: PrefixGroup) -> &[u32] {
         &self.order[self.starts[p.first_group as usize] as usize
@@ -242,6 +317,39 @@ mod tests {
 
     pub(crate) fn index(text: &str) -> SidIndex {
         SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap()
+    }
+
+    /// Enough groups for several of `run_sizes`' pieces, with runs across their edges.
+    #[test]
+    fn run_sizes_sum_up_the_runs_across_pieces() {
+        let items: Vec<String> = (0..60_000u64)
+            .map(|i| {
+                let codes = [i * 7919 % 5, i * 104_729 % 97, i % 251, i % 3];
+                format!(
+                    "\"{i}\": [{}, {}, {}, {}]",
+                    codes[0], codes[1], codes[2], codes[3]
+                )
+            })
+            .collect();
+        let c = Collisions::new(&index(&format!("{{{}}}", items.join(", "))));
+        assert!(c.n_groups() > 2 * RUN_PIECE);
+        for depth in 0..=4 {
+            let runs = c.runs_at_depth(depth);
+            let sizes: Vec<usize> = runs.iter().map(|&r| c.prefix_size(r) as usize).collect();
+            for limit in [1, 3, 700] {
+                let want = RunSizes {
+                    runs: sizes.len(),
+                    items_in_shared_runs: sizes.iter().filter(|&&s| s > 1).sum(),
+                    largest: sizes.iter().copied().max().unwrap_or(0),
+                    over_limit: sizes.iter().filter(|&&s| s > limit).count(),
+                };
+                assert_eq!(
+                    c.run_sizes(depth, limit),
+                    want,
+                    "depth {depth}, limit {limit}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -325,6 +433,20 @@ mod tests {
                     by_prefix.into_values().collect::<Vec<_>>(),
                     "depth {depth}"
                 );
+                for limit in [0, 1, 2, 5] {
+                    let sizes = runs.iter().map(|&s| s as usize);
+                    let want = RunSizes {
+                        runs: runs.len(),
+                        items_in_shared_runs: sizes.clone().filter(|&s| s > 1).sum(),
+                        largest: sizes.clone().max().unwrap_or(0),
+                        over_limit: sizes.filter(|&s| s > limit).count(),
+                    };
+                    assert_eq!(
+                        c.run_sizes(depth, limit),
+                        want,
+                        "depth {depth}, limit {limit}"
+                    );
+                }
             }
         }
     }

@@ -104,10 +104,7 @@ impl IndexStats {
             .map(|(s, &count)| (s, count))
             .collect();
         let g_max = histogram.keys().next_back().copied().unwrap_or(0);
-        let prefixes = collisions.prefix_groups();
-        let prefix_sizes = prefixes.iter().map(|&p| collisions.prefix_size(p) as usize);
-        let max_prefix_group_size = prefix_sizes.clone().max().unwrap_or(0);
-        let over = prefix_sizes.filter(|&s| s > v).count();
+        let prefixes = collisions.run_sizes(index.n_levels() - 1, v);
         let levels = (0..index.n_levels())
             .into_par_iter()
             .map(|level| level_stats(index, collisions, level))
@@ -124,10 +121,10 @@ impl IndexStats {
             duplicate_rate: (n - collisions.n_groups()) as f64 / n as f64,
             g_max,
             group_size_histogram: histogram,
-            n_prefix_groups: prefixes.len(),
-            max_prefix_group_size,
-            capacity_ok: over == 0,
-            n_prefix_groups_over_capacity: over,
+            n_prefix_groups: prefixes.runs,
+            max_prefix_group_size: prefixes.largest,
+            capacity_ok: prefixes.over_limit == 0,
+            n_prefix_groups_over_capacity: prefixes.over_limit,
             levels,
         }
     }
@@ -151,12 +148,8 @@ fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> Level
         })
         .sum();
     let dead_codes = (0..v).filter(|&c| counts[c] == 0).collect();
-    let runs = collisions.runs_at_depth(level + 1);
-    let items_in_prefix_collisions = runs
-        .iter()
-        .map(|&r| collisions.prefix_size(r) as usize)
-        .filter(|&s| s > 1)
-        .sum();
+    let runs = collisions.run_sizes(level + 1, v);
+    let items_in_prefix_collisions = runs.items_in_shared_runs;
     LevelStats {
         level: sid::level_letter(level).to_string(),
         codes_used,
@@ -170,7 +163,7 @@ fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> Level
         perplexity: entropy_bits.exp2(),
         gini: gini(&mut counts),
         dead_codes,
-        distinct_prefixes: runs.len(),
+        distinct_prefixes: runs.runs,
         items_in_prefix_collisions,
         prefix_collision_rate: items_in_prefix_collisions as f64 / n as f64,
     }
