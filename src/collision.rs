@@ -319,6 +319,16 @@ mod tests {
         SidIndex::parse(text.as_bytes(), Path::new("t.json"), None).unwrap()
     }
 
+    /// What `run_sizes` must give for runs of these sizes.
+    fn summed(sizes: &[usize], limit: usize) -> RunSizes {
+        RunSizes {
+            runs: sizes.len(),
+            items_in_shared_runs: sizes.iter().filter(|&&s| s > 1).sum(),
+            largest: sizes.iter().copied().max().unwrap_or(0),
+            over_limit: sizes.iter().filter(|&&s| s > limit).count(),
+        }
+    }
+
     /// Enough groups for several of `run_sizes`' pieces, with runs across their edges.
     #[test]
     fn run_sizes_sum_up_the_runs_across_pieces() {
@@ -337,12 +347,7 @@ mod tests {
             let runs = c.runs_at_depth(depth);
             let sizes: Vec<usize> = runs.iter().map(|&r| c.prefix_size(r) as usize).collect();
             for limit in [1, 3, 700] {
-                let want = RunSizes {
-                    runs: sizes.len(),
-                    items_in_shared_runs: sizes.iter().filter(|&&s| s > 1).sum(),
-                    largest: sizes.iter().copied().max().unwrap_or(0),
-                    over_limit: sizes.iter().filter(|&&s| s > limit).count(),
-                };
+                let want = summed(&sizes, limit);
                 assert_eq!(
                     c.run_sizes(depth, limit),
                     want,
@@ -433,14 +438,9 @@ mod tests {
                     by_prefix.into_values().collect::<Vec<_>>(),
                     "depth {depth}"
                 );
+                let sizes: Vec<usize> = runs.iter().map(|&s| s as usize).collect();
                 for limit in [0, 1, 2, 5] {
-                    let sizes = runs.iter().map(|&s| s as usize);
-                    let want = RunSizes {
-                        runs: runs.len(),
-                        items_in_shared_runs: sizes.clone().filter(|&s| s > 1).sum(),
-                        largest: sizes.clone().max().unwrap_or(0),
-                        over_limit: sizes.filter(|&s| s > limit).count(),
-                    };
+                    let want = summed(&sizes, limit);
                     assert_eq!(
                         c.run_sizes(depth, limit),
                         want,

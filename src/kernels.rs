@@ -378,6 +378,16 @@ pub fn fold8_f32(l: [f32; 8]) -> f32 {
 mod tests {
     use super::*;
 
+    /// The xorshift64 sequence from `seed`: fixed test inputs without a dependency.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     fn plain(a: &[f64], b: &[f64]) -> f64 {
         a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
     }
@@ -470,13 +480,8 @@ mod tests {
 
     #[test]
     fn every_f32_build_gives_the_bits_of_the_sum_in_dimension_order() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ((x >> 40) as f32 / (1u32 << 24) as f32 - 0.5) * 4.0
-        };
+        let mut bits = xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = || ((bits() >> 40) as f32 / (1u32 << 24) as f32 - 0.5) * 4.0;
         // Whole blocks of 64 and of 8, partial ones, and shapes below every block size.
         for (d, v) in [
             (0, 3),
@@ -513,13 +518,7 @@ mod tests {
     /// Checked on differences and sums across the whole float32 range, subnormals included.
     #[test]
     fn a_fused_square_add_of_a_float32_difference_is_the_separate_one() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut bits = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut bits = xorshift(0x2545_f491_4f6c_dd1d);
         let edge = [
             0.0f32,
             -0.0,
@@ -557,13 +556,8 @@ mod tests {
 
     #[test]
     fn the_panelled_f64_kernel_gives_the_bits_of_sq_distance_8() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
-        };
+        let mut bits = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = || (bits() >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0;
         for (d, v) in [
             (0, 3),
             (1, 1),
@@ -598,13 +592,8 @@ mod tests {
 
     #[test]
     fn the_avx2_kernel_gives_the_portable_bits() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut bits = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = || (bits() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
         for n in [1, 7, 8, 9, 16, 31, 32, 33, 64, 100] {
             for scale in [1e-300, 1e-8, 1.0, 1e150] {
                 let a: Vec<f64> = (0..n).map(|_| next() * scale).collect();

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use serde::Serialize;
 
-use crate::collision::Collisions;
+use crate::collision::{Collisions, RunSizes};
 use crate::load::SidIndex;
 use crate::sid;
 
@@ -104,10 +104,20 @@ impl IndexStats {
             .map(|(s, &count)| (s, count))
             .collect();
         let g_max = histogram.keys().next_back().copied().unwrap_or(0);
-        let prefixes = collisions.run_sizes(index.n_levels() - 1, v);
-        let levels = (0..index.n_levels())
+        let n_levels = index.n_levels();
+        // Runs at depths 1..=L, one pass each: level l's prefixes are depth l + 1, and ZCR's
+        // prefix groups (depth L − 1) are level L − 2's.
+        let runs: Vec<RunSizes> = (1..=n_levels)
             .into_par_iter()
-            .map(|level| level_stats(index, collisions, level))
+            .map(|depth| collisions.run_sizes(depth, v))
+            .collect();
+        let prefixes = match n_levels {
+            2.. => runs[n_levels - 2],
+            _ => collisions.run_sizes(n_levels.saturating_sub(1), v),
+        };
+        let levels = (0..n_levels)
+            .into_par_iter()
+            .map(|level| level_stats(index, runs[level], level))
             .collect();
         IndexStats {
             n_items: n,
@@ -130,7 +140,8 @@ impl IndexStats {
     }
 }
 
-fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> LevelStats {
+/// Level `level`'s statistics; `runs` are the runs of its prefixes (depth `level + 1`).
+fn level_stats(index: &SidIndex, runs: RunSizes, level: usize) -> LevelStats {
     let n = index.n_items();
     let v = index.codebook_size();
     let l = index.n_levels();
@@ -148,7 +159,6 @@ fn level_stats(index: &SidIndex, collisions: &Collisions, level: usize) -> Level
         })
         .sum();
     let dead_codes = (0..v).filter(|&c| counts[c] == 0).collect();
-    let runs = collisions.run_sizes(level + 1, v);
     let items_in_prefix_collisions = runs.items_in_shared_runs;
     LevelStats {
         level: sid::level_letter(level).to_string(),
