@@ -39,85 +39,148 @@ pub fn parse_quoted_compact_sid(b: &[u8]) -> Option<(SidKey, u8, usize)> {
 }
 
 /// [`parse_quoted_compact_sid`] of a SID whose closing quote is at most 32 bytes after the
-/// opening one (L = 4 with codes of up to four digits): a mask of the `<`s gives every
-/// level's start at once, so the levels are read independently rather than each waiting for
-/// the previous one's end. `None` when a level is not a short one or the levels do not tile
-/// the string exactly; the level-by-level reader then decides, so both agree.
+/// opening one (L = 4 with codes of up to four digits). One pass of byte masks over the
+/// window checks the whole frame at once: each level is `<`, its letter, `_`, digits and a
+/// `>` where the next level opens or the string closes. The levels then only read their
+/// letter and digits, rather than each finding its own end. `None` when a level is not a
+/// short one or the levels do not tile the string exactly; the level-by-level reader then
+/// decides, so both agree.
 #[inline]
 fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
     let window: &[u8; 32] = b.get(1..33)?.try_into().ok()?;
-    let (opens, quotes) = opens_and_quotes(window);
+    let masks = ByteMasks::of(window);
     // The quote may also be the byte just past the window: `<a_N>` × 4 with N < 10,000.
-    let close = match quotes.trailing_zeros() {
+    let close = match masks.quotes.trailing_zeros() {
         32 if b.get(33) == Some(&b'"') => 32,
         32 => return None,
         q => q,
     };
+    let inside = ((1u64 << close) - 1) as u32;
+    let opens = masks.opens & inside;
     if opens & 1 == 0 {
         return None;
     }
-    let mut starts = (u64::from(opens) & ((1 << close) - 1)) as u32;
-    let n_levels = starts.count_ones() as u8;
+    // `close` is at least 1 here: byte 0 is a `<`, not the quote.
+    let ends = ((opens >> 1) | (1 << (close - 1))) & inside;
+    let underscores = (opens << 2) & inside;
+    let digits = inside & !(opens | (opens << 1) | underscores | ends);
+    if masks.closes & inside != ends
+        || masks.underscores & inside != underscores
+        || masks.digits & digits != digits
+    {
+        return None;
+    }
+    let n_levels = opens.count_ones() as u8;
     if usize::from(n_levels) > MAX_LEVELS {
         return None;
     }
-    let body = &b[1..];
+    let mut starts = opens;
     let mut key: SidKey = 0;
     for level in 0..n_levels {
         let at = starts.trailing_zeros() as usize;
         starts &= starts - 1;
-        let next = if starts == 0 {
-            close
-        } else {
-            starts.trailing_zeros()
+        let next = match starts {
+            0 => close as usize,
+            _ => starts.trailing_zeros() as usize,
         };
-        match short_level(body, at, level) {
-            Some((code, end)) if end == next as usize => key = (key << 16) | SidKey::from(code),
-            _ => return None,
+        // The masks placed the frame; a level of one to four digits is 5 to 8 bytes long,
+        // which also keeps its `<`, letter, `_` and `>` apart.
+        let n_digits = next.wrapping_sub(at + 4);
+        if !(1..=4).contains(&n_digits) || window[at + 1] != b'a' + level {
+            return None;
         }
+        key = (key << 16) | SidKey::from(short_code(window, next - 1, n_digits));
     }
     Some((key, n_levels, close as usize + 2))
 }
 
-/// Bit `i` set where `window[i]` is `<`, and where it is `"`.
-#[cfg(target_arch = "x86_64")]
+/// The code of `n_digits` (1 to 4) digits just before the `>` at `window[end]`, from the
+/// four bytes before it: those behind the digits are masked to leading zeros and the digits
+/// folded pairwise, without a branch per byte.
 #[inline]
-fn opens_and_quotes(window: &[u8; 32]) -> (u32, u32) {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    let halves = window.as_chunks::<16>().0;
-    // SAFETY: SSE2 is part of the x86_64 baseline, and each load reads one 16-byte half.
-    unsafe {
-        let lo = _mm_loadu_si128(halves[0].as_ptr().cast::<__m128i>());
-        let hi = _mm_loadu_si128(halves[1].as_ptr().cast::<__m128i>());
-        let mask = |v: __m128i, c: u8| {
-            let m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
-            m as u32 & 0xFFFF
+fn short_code(window: &[u8; 32], end: usize, n_digits: usize) -> u16 {
+    const ZEROS: u32 = u32::from_le_bytes([b'0'; 4]);
+    let word = u32::from_le_bytes([
+        window[end - 4],
+        window[end - 3],
+        window[end - 2],
+        window[end - 1],
+    ]);
+    let mut x = (word ^ ZEROS) & (u32::MAX << (8 * (4 - n_digits)));
+    x = (x * 10 + (x >> 8)) & 0x00FF_00FF;
+    x = (x * 100 + (x >> 16)) & 0xFFFF;
+    x as u16
+}
+
+/// Bit `i` of each mask set where `window[i]` is that byte: the SID frame's `<`, `>`, `_`,
+/// the closing `"`, and the digits.
+#[derive(Debug, PartialEq, Eq)]
+struct ByteMasks {
+    opens: u32,
+    closes: u32,
+    underscores: u32,
+    quotes: u32,
+    digits: u32,
+}
+
+impl ByteMasks {
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn of(window: &[u8; 32]) -> Self {
+        use std::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
+            _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
         };
-        (
-            mask(lo, b'<') | (mask(hi, b'<') << 16),
-            mask(lo, b'"') | (mask(hi, b'"') << 16),
-        )
+        let halves = window.as_chunks::<16>().0;
+        // SAFETY: SSE2 is part of the x86_64 baseline, and each load reads one 16-byte half.
+        unsafe {
+            let lo = _mm_loadu_si128(halves[0].as_ptr().cast::<__m128i>());
+            let hi = _mm_loadu_si128(halves[1].as_ptr().cast::<__m128i>());
+            let bits = |l: __m128i, h: __m128i| {
+                (_mm_movemask_epi8(l) as u32 & 0xFFFF) | ((_mm_movemask_epi8(h) as u32) << 16)
+            };
+            let equal = |c: u8| {
+                let c = _mm_set1_epi8(c as i8);
+                bits(_mm_cmpeq_epi8(lo, c), _mm_cmpeq_epi8(hi, c))
+            };
+            // Signed compares: bytes from 0x80 up are negative, so never above '0' − 1.
+            let (above, below) = (_mm_set1_epi8(b'0' as i8 - 1), _mm_set1_epi8(b'9' as i8 + 1));
+            let digit =
+                |v: __m128i| _mm_and_si128(_mm_cmpgt_epi8(v, above), _mm_cmplt_epi8(v, below));
+            let digits = bits(digit(lo), digit(hi));
+            ByteMasks {
+                opens: equal(b'<'),
+                closes: equal(b'>'),
+                underscores: equal(b'_'),
+                quotes: equal(b'"'),
+                digits,
+            }
+        }
+    }
+
+    /// The masks byte by byte (the portable build).
+    #[cfg(any(not(target_arch = "x86_64"), test))]
+    fn of_portable(window: &[u8; 32]) -> Self {
+        let mask = |keep: fn(u8) -> bool| {
+            window
+                .iter()
+                .enumerate()
+                .fold(0, |m, (i, &c)| m | (u32::from(keep(c)) << i))
+        };
+        ByteMasks {
+            opens: mask(|c| c == b'<'),
+            closes: mask(|c| c == b'>'),
+            underscores: mask(|c| c == b'_'),
+            quotes: mask(|c| c == b'"'),
+            digits: mask(|c| c.is_ascii_digit()),
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(window: &[u8; 32]) -> Self {
+        Self::of_portable(window)
     }
 }
-
-/// Bit `i` set where `window[i]` is `<`, and where it is `"` (the portable build).
-#[cfg(any(not(target_arch = "x86_64"), test))]
-fn opens_and_quotes_portable(window: &[u8; 32]) -> (u32, u32) {
-    window
-        .iter()
-        .enumerate()
-        .fold((0, 0), |(opens, quotes), (i, &c)| {
-            (
-                opens | (u32::from(c == b'<') << i),
-                quotes | (u32::from(c == b'"') << i),
-            )
-        })
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-use opens_and_quotes_portable as opens_and_quotes;
 
 /// The levels `<a_N><b_N>…` at the start of `b` and where they stop (at the first byte that
 /// does not open a level); `None` when a level is malformed or there are too many.
@@ -332,7 +395,42 @@ mod tests {
             }
             if let Some(window) = b.get(1..33) {
                 let window: &[u8; 32] = window.try_into().unwrap();
-                prop_assert_eq!(opens_and_quotes(window), opens_and_quotes_portable(window));
+                prop_assert_eq!(ByteMasks::of(window), ByteMasks::of_portable(window));
+            }
+        }
+
+        /// SIDs of up to four-digit codes, one byte of them perhaps replaced by a frame byte:
+        /// the window reads every intact one that fits, and whatever it reads is what the
+        /// level-by-level reader gives.
+        #[test]
+        fn a_sid_with_a_byte_changed_reads_as_level_by_level(
+            codes in prop::collection::vec((0u32..10_000, 0usize..3), 1..7),
+            change in prop::option::of((0usize..40, prop::sample::select(b"<>_\"09adx ".to_vec()))),
+            after in near_sid(),
+        ) {
+            let sid: String = codes
+                .iter()
+                .enumerate()
+                .map(|(l, &(code, zeros))| {
+                    let digits = format!("{}{code}", "0".repeat(zeros));
+                    let digits = &digits[digits.len().saturating_sub(4)..];
+                    format!("<{}_{digits}>", (b'a' + l as u8) as char)
+                })
+                .collect();
+            let mut text = format!("\"{sid}\"{after}").into_bytes();
+            let intact = change.is_none_or(|(at, byte)| text.get(at).is_none_or(|&b| b == byte));
+            if let Some((at, byte)) = change && at < text.len() {
+                text[at] = byte;
+            }
+            let by_level = compact_sid_prefix(&text[1..])
+                .filter(|&(_, l, end)| l > 0 && text.get(1 + end) == Some(&b'"'))
+                .map(|(k, l, end)| (k, l, end + 2));
+            let windowed = quoted_sid_in_window(&text);
+            if let Some(found) = windowed {
+                prop_assert_eq!(Some(found), by_level);
+            }
+            if intact && sid.len() <= 32 && text.len() >= 33 {
+                prop_assert!(windowed.is_some(), "{sid} was not read in the window");
             }
         }
 
