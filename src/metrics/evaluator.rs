@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::Serialize;
 
-use super::lookup::{Found, ItemGroups, SidLookup};
+use super::lookup::{Found, ItemGroups, Probes, SidLookup};
 use super::{Accumulator, Compat, EvalSummary, Evaluation, ItemBlock, UserOutcome};
 use crate::collision::Collisions;
 use crate::error::{Error, Result};
@@ -76,7 +76,7 @@ pub struct Evaluator<'a> {
 struct Scratch {
     order: Vec<u32>,
     found: Vec<Option<Found>>,
-    probes: Vec<Option<(u128, usize)>>,
+    probes: Probes,
     cleaned: Vec<Found>,
     sid_order: Vec<u32>,
     seen: HashSet<u32>,
@@ -141,9 +141,10 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Starts loading what evaluating `rec` will look up (its beams' table slots, its target
-    /// id's entry); the file readers call it on the next record while this one is evaluated.
-    pub fn warm(&self, rec: &BeamRecord) {
-        self.lookup.warm(rec.beams());
+    /// id's entry), noting the slots in `probes`; the file readers call it on the next
+    /// record while this one is evaluated.
+    fn warm(&self, rec: &BeamRecord, probes: &mut Probes) {
+        self.lookup.locate(rec.beams(), probes);
         if let Some(id) = rec.target_item() {
             self.index.ids().warm(id);
         }
@@ -151,11 +152,20 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one record.
     pub fn evaluate(&self, rec: &BeamRecord) -> Scored {
+        let mut probes = SCRATCH.with(|s| std::mem::take(&mut s.borrow_mut().probes));
+        self.warm(rec, &mut probes);
+        let scored = self.evaluate_warmed(rec, &probes);
+        SCRATCH.with(|s| s.borrow_mut().probes = probes);
+        scored
+    }
+
+    /// Evaluates one record that [`Evaluator::warm`] has located in `probes`.
+    fn evaluate_warmed(&self, rec: &BeamRecord, probes: &Probes) -> Scored {
         SCRATCH.with(|s| {
             let scratch = &mut *s.borrow_mut();
             match rec.ranked_items() {
                 Some(_) => self.evaluate_ranked(rec, scratch),
-                None => self.evaluate_beams(rec, scratch),
+                None => self.evaluate_beams(rec, probes, scratch),
             }
         })
     }
@@ -172,10 +182,10 @@ impl<'a> Evaluator<'a> {
             path,
             self.beams_scheme,
             progress,
-            &|rec| this.warm(rec),
-            |rec| {
+            &|rec, probes| this.warm(rec, probes),
+            |rec, probes| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
-                (this.evaluate(rec), width)
+                (this.evaluate_warmed(rec, probes), width)
             },
             |(scored, width)| {
                 anomalies.add(scored.anomalies);
@@ -220,10 +230,10 @@ impl<'a> Evaluator<'a> {
             path,
             self.beams_scheme,
             progress,
-            &|rec| this.warm(rec),
-            |rec| {
+            &|rec, probes| this.warm(rec, probes),
+            |rec, probes| {
                 let width = rec.ranked_items().map_or(rec.beams().len(), |r| r.len());
-                (this.evaluate(rec), width)
+                (this.evaluate_warmed(rec, probes), width)
             },
             |(scored, width)| {
                 acc.add(&scored.outcome, scored.anomalies);
@@ -255,11 +265,10 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn evaluate_beams(&self, rec: &BeamRecord, s: &mut Scratch) -> Scored {
+    fn evaluate_beams(&self, rec: &BeamRecord, probes: &Probes, s: &mut Scratch) -> Scored {
         let beams = rec.beams();
-        // Start every cache miss of this record before waiting on any: the beams' table
-        // slots, then the target item's id lookup, group and codes.
-        self.lookup.prefetch_all(beams, &mut s.probes);
+        // Every cache miss of this record is started before waiting on any: the beams' table
+        // slots (by `warm`), then the target item's id lookup, group and codes.
         let item_pos = rec
             .target_item()
             .and_then(|id| self.index.ids().position(id));
@@ -268,7 +277,7 @@ impl<'a> Evaluator<'a> {
             prefetch(&self.groups.group_of[p]);
         }
         score_order(rec.scores(), beams.len(), &mut s.order);
-        self.lookup.probe_all(&s.probes, &mut s.found);
+        self.lookup.probe_all(probes, &mut s.found);
         let item_group = item_pos.map(|p| self.groups.group_of[p]);
 
         let mut anomalies = Anomalies {

@@ -64,13 +64,26 @@ pub(super) struct SidLookup {
     table: Table,
 }
 
+/// Each beam SID's re-packed key and home slot, `None` when it cannot be in the index: what
+/// [`SidLookup::locate`] works out once for [`SidLookup::probe_all`].
+#[derive(Default)]
+pub struct Probes(Vec<Option<(u128, usize)>>);
+
 /// How keys are re-packed: `bits` per level, for SIDs of `n_levels` codes below V.
 #[derive(Clone, Copy)]
 struct Repack {
     n_levels: u8,
     codebook_size: u32,
     bits: u32,
+    /// 2^16 − V in each 32-bit lane: added to a code, it carries into bit 16 exactly when
+    /// the code is not below V.
+    headroom: u64,
 }
+
+/// The 16-bit lanes 0 and 2 of a key of at most four levels (lanes 1 and 3 shifted down).
+const EVEN_LANES: u64 = 0x0000_FFFF_0000_FFFF;
+/// Bit 16 of each 32-bit lane: where a code at or above V carries to.
+const LANE_CARRIES: u64 = 0x0001_0000_0001_0000;
 
 impl Repack {
     /// As few bits per level as the index's V needs.
@@ -79,7 +92,12 @@ impl Repack {
             n_levels: index.n_levels() as u8,
             codebook_size: index.codebook_size() as u32,
             bits: crate::sid::bits_per_code(index.codebook_size()),
+            headroom: Self::headroom(index.codebook_size()),
         }
+    }
+
+    fn headroom(codebook_size: usize) -> u64 {
+        0x1_0000u64.saturating_sub(codebook_size as u64) * 0x1_0000_0001
     }
 
     /// The key with `bits` per level, or `None` when a code is not below V.
@@ -99,18 +117,17 @@ impl Repack {
     }
 
     /// [`Repack::apply`] for at most four levels, whose 16-bit codes fit one `u64`: the
-    /// usual L = 4 on the hot path, where 128-bit shifts cost twice the instructions.
+    /// usual L = 4 on the hot path, where 128-bit shifts cost twice the instructions. The
+    /// codes are spread to 32-bit lanes, two by two, and checked and packed there together
+    /// rather than one by one.
     #[inline]
     fn apply_in_u64(self, key: u64) -> Option<u64> {
-        let mut packed = 0u64;
-        for level in (0..u32::from(self.n_levels)).rev() {
-            let code = (key >> (16 * level)) & 0xFFFF;
-            if code >= u64::from(self.codebook_size) {
-                return None;
-            }
-            packed = (packed << self.bits) | code;
+        let (odd, even) = ((key >> 16) & EVEN_LANES, key & EVEN_LANES);
+        if ((odd + self.headroom) | (even + self.headroom)) & LANE_CARRIES != 0 {
+            return None;
         }
-        Some(packed)
+        let pairs = (odd << self.bits) | even;
+        Some(((pairs >> 32) << (2 * self.bits)) | (pairs & 0xFFFF_FFFF))
     }
 }
 
@@ -492,6 +509,7 @@ impl SidLookup {
     }
 
     /// The repacked key of a beam SID and its home slot, when it can be in the index.
+    #[inline]
     fn home(&self, sid: BeamSid) -> Option<(u128, usize)> {
         let BeamSid::Codes { key, n_levels } = sid else {
             return None;
@@ -530,30 +548,22 @@ impl SidLookup {
         }
     }
 
-    /// Starts loading the home slot of every SID, keeping nothing: called for the next
-    /// record while this one is evaluated, so its misses overlap a whole record's work.
-    pub(super) fn warm(&self, sids: &[BeamSid]) {
-        for &sid in sids {
-            if let Some((_, home)) = self.home(sid) {
-                self.prefetch_slot(home);
-            }
-        }
-    }
-
     /// Computes the home slot of every SID and starts loading it, so that the cache misses
     /// of one list overlap instead of queueing; [`SidLookup::probe_all`] then finds them.
-    pub(super) fn prefetch_all(&self, sids: &[BeamSid], probes: &mut Vec<Option<(u128, usize)>>) {
-        probes.clear();
-        probes.extend(sids.iter().map(|&sid| self.home(sid)));
-        for &(_, home) in probes.iter().flatten() {
+    /// The evaluation does this for the next record while it scores this one.
+    pub(super) fn locate(&self, sids: &[BeamSid], probes: &mut Probes) {
+        probes.0.clear();
+        probes.0.extend(sids.iter().map(|&sid| self.home(sid)));
+        for &(_, home) in probes.0.iter().flatten() {
             self.prefetch_slot(home);
         }
     }
 
-    pub(super) fn probe_all(&self, probes: &[Option<(u128, usize)>], out: &mut Vec<Option<Found>>) {
+    pub(super) fn probe_all(&self, probes: &Probes, out: &mut Vec<Option<Found>>) {
         out.clear();
         out.extend(
             probes
+                .0
                 .iter()
                 .map(|p| p.and_then(|(packed, home)| self.probe(packed, home))),
         );
@@ -563,7 +573,7 @@ impl SidLookup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sid::sid_key;
+    use crate::sid::{MAX_CODEBOOK_SIZE, sid_key};
     use proptest::prelude::{Just, prop_oneof};
     use std::path::Path;
 
@@ -625,8 +635,8 @@ mod tests {
                 sid(&absent),
                 BeamSid::Unreadable(Default::default()),
             ];
-            let (mut probes, mut out) = (Vec::new(), Vec::new());
-            lookup.prefetch_all(&beams, &mut probes);
+            let (mut probes, mut out) = (Probes::default(), Vec::new());
+            lookup.locate(&beams, &mut probes);
             lookup.probe_all(&probes, &mut out);
             assert_eq!(out, vec![Some(found), None, None]);
         }
@@ -670,6 +680,33 @@ mod tests {
             for threads in [1, 2, 7] {
                 grouping_agrees_with_collisions(&index, threads);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The lane-wise check and packing of up to four codes is the level-by-level one:
+        /// `None` when a code is not below V, else `bits` per code with level 0 highest.
+        #[test]
+        fn four_codes_are_packed_as_level_by_level(
+            codes in proptest::collection::vec(proptest::prelude::any::<u16>(), 1..5),
+            v in prop_oneof![1usize..=300, 1usize..=MAX_CODEBOOK_SIZE, Just(MAX_CODEBOOK_SIZE)],
+            small in proptest::prelude::any::<bool>(),
+        ) {
+            // Half the cases with every code below V, so that packing is exercised.
+            let codes: Vec<u16> = match small {
+                true => codes.iter().map(|&c| (c as usize % v) as u16).collect(),
+                false => codes,
+            };
+            let repack = Repack {
+                n_levels: codes.len() as u8,
+                codebook_size: v as u32,
+                bits: crate::sid::bits_per_code(v),
+                headroom: Repack::headroom(v),
+            };
+            let by_level = codes.iter().try_fold(0u64, |packed, &c| {
+                (usize::from(c) < v).then(|| (packed << repack.bits) | u64::from(c))
+            });
+            proptest::prop_assert_eq!(repack.apply_in_u64(sid_key(&codes) as u64), by_level);
         }
     }
 

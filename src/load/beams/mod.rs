@@ -347,18 +347,27 @@ pub fn map_records_as<T: Send>(
     map: impl Fn(&BeamRecord) -> T + Sync,
     consume: impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
-    map_records_warmed_as(path, scheme, progress, &|_| {}, map, consume)
+    map_records_warmed_as(
+        path,
+        scheme,
+        progress,
+        &|_, _: &mut ()| {},
+        |rec, _| map(rec),
+        consume,
+    )
 }
 
 /// Like [`map_records_as`], with `warm` called on each record as soon as it is parsed and
 /// before the previous one is mapped (in the parallel readers), so that the cache misses
 /// `warm` starts (prefetches for what `map` will look up) overlap a whole record's work.
-pub fn map_records_warmed_as<T: Send>(
+/// What `warm` notes in its `P` (such as where those lookups go) is what `map` is given with
+/// the record, so that it is not worked out twice.
+pub fn map_records_warmed_as<T: Send, P: Default>(
     path: &Path,
     scheme: Option<SidScheme>,
     progress: &dyn Progress,
-    warm: &(impl Fn(&BeamRecord) + Sync),
-    map: impl Fn(&BeamRecord) -> T + Sync,
+    warm: &(impl Fn(&BeamRecord, &mut P) + Sync),
+    map: impl Fn(&BeamRecord, &P) -> T + Sync,
     mut consume: impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
     let mut check = SchemeCheck::new(path, scheme);
@@ -371,17 +380,20 @@ pub fn map_records_warmed_as<T: Send>(
 }
 
 /// The reader of [`map_records_warmed_as`], without the scheme check.
-fn read_records<T: Send>(
+fn read_records<T: Send, P: Default>(
     path: &Path,
     progress: &dyn Progress,
-    warm: &(impl Fn(&BeamRecord) + Sync),
-    map: impl Fn(&BeamRecord) -> T + Sync,
+    warm: &(impl Fn(&BeamRecord, &mut P) + Sync),
+    map: impl Fn(&BeamRecord, &P) -> T + Sync,
     mut consume: impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
     let (format, file) = open(path, progress)?;
     let stages = Stages { warm, map: &map };
     match format {
-        BeamsFormat::Mql4grec => mql4grec::read(path, file, progress, &mut |rec| consume(map(rec))),
+        BeamsFormat::Mql4grec => {
+            let mut each = one_by_one(warm, &map, &mut consume);
+            mql4grec::read(path, file, progress, &mut each)
+        }
         BeamsFormat::Table(t) => table::read(path, t, file, progress, stages, &mut consume),
         BeamsFormat::JsonArray => {
             let source = ArrayBlocks::new(path, file);
@@ -392,7 +404,8 @@ fn read_records<T: Send>(
                     tail.extend_from_slice(&blocks.carry);
                     start.reported = tail.len() as u64;
                     let input = std::io::Cursor::new(tail).chain(blocks.file);
-                    read_array(path, input, start, progress, &mut |rec| consume(map(rec)))
+                    let mut each = one_by_one(warm, &map, &mut consume);
+                    read_array(path, input, start, progress, &mut each)
                 }
             }
         }
@@ -406,6 +419,19 @@ fn read_records<T: Send>(
             )?;
             blocks.finish()
         }
+    }
+}
+
+/// `warm`, `map` and `consume` record by record, for the readers that are not parallel.
+fn one_by_one<T, P: Default>(
+    warm: &impl Fn(&BeamRecord, &mut P),
+    map: &impl Fn(&BeamRecord, &P) -> T,
+    consume: &mut impl FnMut(T) -> Result<()>,
+) -> impl FnMut(&BeamRecord) -> Result<()> {
+    let mut warmed = P::default();
+    move |rec| {
+        warm(rec, &mut warmed);
+        consume(map(rec, &warmed))
     }
 }
 
@@ -455,11 +481,11 @@ type Handover = (SerialStart, Vec<u8>);
 
 /// Runs blocks from `source` through `map` in parallel and `consume` in order. Returns the
 /// source (for its counts and what it has not read) and, when a record hands over, where.
-fn pipeline<'p, S: Blocks + 'p, T: Send>(
+fn pipeline<'p, S: Blocks + 'p, T: Send, P: Default>(
     path: &Path,
     mut source: S,
     progress: &'p dyn Progress,
-    stages: Stages<impl Fn(&BeamRecord) + Sync, impl Fn(&BeamRecord) -> T + Sync>,
+    stages: Stages<impl Fn(&BeamRecord, &mut P) + Sync, impl Fn(&BeamRecord, &P) -> T + Sync>,
     consume: &mut impl FnMut(T) -> Result<()>,
 ) -> Result<(S, Option<Handover>)> {
     std::thread::scope(|scope| {
@@ -549,10 +575,10 @@ fn pipeline<'p, S: Blocks + 'p, T: Send>(
 }
 
 /// `map`, with the record's scheme note beside its value.
-fn with_note<T>(
-    map: impl Fn(&BeamRecord) -> T + Sync,
-) -> impl Fn(&BeamRecord) -> (SchemeNote, T) + Sync {
-    move |rec| (SchemeCheck::note(rec), map(rec))
+fn with_note<T, P>(
+    map: impl Fn(&BeamRecord, &P) -> T + Sync,
+) -> impl Fn(&BeamRecord, &P) -> (SchemeNote, T) + Sync {
+    move |rec, warmed| (SchemeCheck::note(rec), map(rec, warmed))
 }
 
 /// Waits for a scoped thread, passing its panic on.
@@ -563,7 +589,7 @@ fn join<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
 }
 
 /// What the parallel readers run per record: `warm` once it is parsed, `map` after the next
-/// record has been parsed and warmed.
+/// record has been parsed and warmed, with what `warm` noted for it.
 struct Stages<'a, W, M> {
     warm: &'a W,
     map: &'a M,
@@ -577,35 +603,39 @@ impl<W, M> Clone for Stages<'_, W, M> {
 
 impl<W, M> Copy for Stages<'_, W, M> {}
 
-impl<W: Fn(&BeamRecord) + Sync, M: Fn(&BeamRecord) -> T + Sync, T> Stages<'_, W, M> {
+impl<W, M> Stages<'_, W, M> {
     /// Maps records `0..n`, which `read(k, rec)` parses into `rec`, in order into `out`:
     /// record k + 1 is read and warmed before record k is mapped. Stops at the first record
     /// that fails to read (once every record before it is mapped), giving its number and
     /// the error.
-    fn map_ahead<E>(
+    fn map_ahead<T, P: Default, E>(
         self,
         n: usize,
         mut read: impl FnMut(usize, &mut BeamRecord) -> std::result::Result<(), E>,
         out: &mut Vec<T>,
-    ) -> std::result::Result<(), (usize, E)> {
+    ) -> std::result::Result<(), (usize, E)>
+    where
+        W: Fn(&BeamRecord, &mut P),
+        M: Fn(&BeamRecord, &P) -> T,
+    {
         if n == 0 {
             return Ok(());
         }
-        let mut records = [BeamRecord::default(), BeamRecord::default()];
-        read(0, &mut records[0]).map_err(|e| (0, e))?;
-        (self.warm)(&records[0]);
+        let mut slots: [(BeamRecord, P); 2] = Default::default();
+        read(0, &mut slots[0].0).map_err(|e| (0, e))?;
+        (self.warm)(&slots[0].0, &mut slots[0].1);
         for k in 0..n {
-            let [this, next] = &mut records;
+            let [this, next] = &mut slots;
             let (this, next) = if k % 2 == 0 {
                 (this, next)
             } else {
                 (next, this)
             };
-            let ahead = (k + 1 < n).then(|| read(k + 1, next));
+            let ahead = (k + 1 < n).then(|| read(k + 1, &mut next.0));
             if let Some(Ok(())) = ahead {
-                (self.warm)(next);
+                (self.warm)(&next.0, &mut next.1);
             }
-            out.push((self.map)(this));
+            out.push((self.map)(&this.0, &this.1));
             if let Some(Err(e)) = ahead {
                 return Err((k + 1, e));
             }
@@ -619,10 +649,10 @@ type Failure = (usize, Error);
 
 /// Parses and maps one block's records in parallel batches, keeping file order; stops at
 /// the first record that fails, giving its place in the block and the error.
-fn parse_block<T: Send>(
+fn parse_block<T: Send, P: Default>(
     path: &Path,
     block: &Block,
-    stages: Stages<impl Fn(&BeamRecord) + Sync, impl Fn(&BeamRecord) -> T + Sync>,
+    stages: Stages<impl Fn(&BeamRecord, &mut P) + Sync, impl Fn(&BeamRecord, &P) -> T + Sync>,
 ) -> (Vec<Vec<T>>, Option<Failure>) {
     let batches: Vec<(Vec<T>, Option<Failure>)> = block
         .lines
@@ -1277,9 +1307,14 @@ mod tests {
     #[test]
     fn records_are_warmed_one_ahead_of_their_map() {
         let events = std::sync::Mutex::new(Vec::new());
-        let warm = |r: &BeamRecord| events.lock().unwrap().push(format!("warm {}", r.record()));
-        let map = |r: &BeamRecord| {
+        // What `warm` notes for a record is what `map` is given with it.
+        let warm = |r: &BeamRecord, noted: &mut usize| {
+            events.lock().unwrap().push(format!("warm {}", r.record()));
+            *noted = 10 * r.record();
+        };
+        let map = |r: &BeamRecord, noted: &usize| {
             events.lock().unwrap().push(format!("map {}", r.record()));
+            assert_eq!(*noted, 10 * r.record());
             r.record()
         };
         let stages = Stages {

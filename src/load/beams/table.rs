@@ -230,12 +230,12 @@ fn code_sid(lists: &IntLists, row: usize) -> std::result::Result<BeamSid, String
 /// threads within a batch and `consume` seeing the results one by one. Returns the rows.
 /// A second thread decodes the next batch (pages, decompression, strings) while this one's
 /// rows are parsed: decoding and parsing one after the other left each core half idle.
-pub(super) fn read<T: Send>(
+pub(super) fn read<T: Send, P: Default>(
     path: &Path,
     format: TableFormat,
     input: Input,
     progress: &dyn Progress,
-    stages: Stages<impl Fn(&BeamRecord) + Sync, impl Fn(&BeamRecord) -> T + Sync>,
+    stages: Stages<impl Fn(&BeamRecord, &mut P) + Sync, impl Fn(&BeamRecord, &P) -> T + Sync>,
     consume: &mut impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
     std::thread::scope(|scope| {
