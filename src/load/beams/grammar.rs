@@ -70,13 +70,12 @@ fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
     {
         return None;
     }
-    let n_levels = opens.count_ones() as u8;
-    if usize::from(n_levels) > MAX_LEVELS {
-        return None;
-    }
+    // At least five bytes a level: the 33 bytes hold at most six, below `MAX_LEVELS`.
+    const _: () = assert!(33 / 5 <= MAX_LEVELS);
     let mut starts = opens;
     let mut key: SidKey = 0;
-    for level in 0..n_levels {
+    let mut level = 0;
+    while starts != 0 {
         let at = starts.trailing_zeros() as usize;
         starts &= starts - 1;
         let next = match starts {
@@ -90,8 +89,9 @@ fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
             return None;
         }
         key = (key << 16) | SidKey::from(short_code(window, next - 1, n_digits));
+        level += 1;
     }
-    Some((key, n_levels, close as usize + 2))
+    Some((key, level, close as usize + 2))
 }
 
 /// The code of `n_digits` (1 to 4) digits just before the `>` at `window[end]`, from the
