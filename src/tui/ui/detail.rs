@@ -21,8 +21,8 @@ use super::super::data::{PrefixEntry, TokenizerData, prefix_key};
 use super::super::layout::{self, Pane};
 use super::super::spaces::apart_text;
 use super::{
-    cut_apart, fit_middle, message, pad, pane_block, progress_text, slot_lines, table, thousands,
-    wrap,
+    counted, cut_apart, fit_middle, message, pad, pane_block, progress_text, slot_lines, table,
+    thousands, wrap,
 };
 
 /// Draws the detail of the selected group.
@@ -460,17 +460,20 @@ fn credit_lines(app: &App, row: &GroupRow) -> Vec<Line<'static>> {
     };
     let text = match &t.metrics {
         Slot::Ready(m) => {
-            let generated = thousands(m.generated(row.group) as usize);
+            let generated = match m.generated(row.group) {
+                1 => "1 user's".to_string(),
+                n => format!("{} users'", thousands(n as usize)),
+            };
             match m.credit(row.group, app.k) {
                 Some(c) => format!(
-                    "in {generated} users' beams · target of {} users · at K={}: SID-level credit ΣHit {:.2}, item-level ΣItemHit {:.2}, over-credit {:.2}",
-                    thousands(c.targets as usize),
+                    "in {generated} beams · target of {} · at K={}: SID-level credit ΣHit {:.2}, item-level ΣItemHit {:.2}, over-credit {:.2}",
+                    counted(c.targets as usize, "user"),
                     app.k,
                     c.sid,
                     c.item,
                     c.over()
                 ),
-                None => format!("in {generated} users' beams · no user's target is in this group"),
+                None => format!("in {generated} beams · no user's target is in this group"),
             }
         }
         Slot::Loading(p) => format!("beams: evaluating {}", progress_text(p.as_ref())),

@@ -135,6 +135,14 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// `1 user`, `2,000 users`: the count with its noun, singular for one (`counted(1, "user")`).
+pub fn counted(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ => format!("{} {noun}s", thousands(n)),
+    }
+}
+
 /// `s` cut to `width` terminal columns, with `…` when cut.
 pub fn fit(s: &str, width: usize) -> String {
     if s.width() <= width {
@@ -248,6 +256,9 @@ mod tests {
     fn text_helpers() {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(counted(1, "user"), "1 user");
+        assert_eq!(counted(0, "user"), "0 users");
+        assert_eq!(counted(2000, "user"), "2,000 users");
         assert_eq!(fit("Mini 3D Printer", 8), "Mini 3D…");
         assert_eq!(fit("abc", 3), "abc");
         assert_eq!(pad("ab", 4), "ab  ");
