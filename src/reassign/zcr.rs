@@ -9,6 +9,10 @@ use super::hungarian::max_weight_assignment;
 /// rather than found by a selection over all of them.
 const FEW_MOVERS: usize = 16;
 
+/// Bits of a column index in a ranking key: a group has at most V ≤ 65,536 columns.
+const COLUMN_BITS: u32 = 16;
+const COLUMN_MASK: i128 = (1 << COLUMN_BITS) - 1;
+
 /// The column each row takes in the optimum of `problem`.
 /// Only the holders of shared codes are rows (an item alone on its code keeps it in every
 /// optimum); columns are the shared codes plus the group's free codes, ascending. Row `k`
@@ -46,7 +50,14 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     }
     let free: Vec<usize> = (0..cols).filter(|&j| !keep[j]).collect();
     let movers = h - (cols - free.len());
-    let by_cost = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    assert!(
+        cols <= 1 << COLUMN_BITS,
+        "a group has at most 65,536 columns"
+    );
+    // Free columns kept so far: once every one is, the rows left can add none.
+    let mut kept_free = 0;
+    // q(ΔD) of every entry, row-major, when the ranking computed them.
+    let mut quanta: Vec<i64> = Vec::new();
     if movers <= FEW_MOVERS && movers < free.len() {
         // Few movers (usually one): each row's `movers` cheapest free columns by (q, j) in a
         // short sorted list. Columns come in ascending j, so a later one enters only with a smaller q than
@@ -69,20 +80,37 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
                 best.truncate(movers);
             }
             for &(_, j) in &best {
-                keep[j] = true;
+                kept_free += usize::from(!std::mem::replace(&mut keep[j], true));
+            }
+            if kept_free == free.len() {
+                break;
             }
         }
     } else if movers < free.len() {
         // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
-        // (q, j). Rounded quanta are exact integers in f64, so they compare as the i128s would.
-        let mut ranked: Vec<(f64, usize)> = Vec::with_capacity(free.len());
+        // (q, j), one integer `q·2^16 + j` (j < 2^16, |q| ≤ 2^62), so the selection compares
+        // plain integers.
+        // Every entry's quanta, once: the ranking and then the weights read them.
+        quanta = Vec::with_capacity(h * cols);
         for r in 0..h {
             let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
+            quanta.extend(row.iter().map(|&d| scale.quanta_int(d - native)));
+        }
+        let mut ranked: Vec<i128> = Vec::with_capacity(free.len());
+        for r in 0..h {
+            let row = &quanta[r * cols..(r + 1) * cols];
             ranked.clear();
-            ranked.extend(free.iter().map(|&j| (scale.quanta(row[j] - native), j)));
-            ranked.select_nth_unstable_by(movers - 1, by_cost);
-            for &(_, j) in &ranked[..movers] {
-                keep[j] = true;
+            ranked.extend(
+                free.iter()
+                    .map(|&j| (i128::from(row[j]) << COLUMN_BITS) | j as i128),
+            );
+            ranked.select_nth_unstable(movers - 1);
+            for &key in &ranked[..movers] {
+                let j = (key & COLUMN_MASK) as usize;
+                kept_free += usize::from(!std::mem::replace(&mut keep[j], true));
+            }
+            if kept_free == free.len() {
+                break;
             }
         }
     } else {
@@ -92,7 +120,15 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     // Negated costs: the least total cost is the greatest total weight.
     let mut weights = Vec::with_capacity(h * kept.len());
     for r in 0..h {
-        scale.push_negated_costs(problem, r, &kept, &mut weights);
+        let native = problem.native_col(r);
+        if quanta.is_empty() {
+            let (row, native_dist) = (problem.row(r), problem.dist(r, native));
+            let q = |j: usize| scale.quanta_int(row[j] - native_dist);
+            scale.push_negated_costs(r, native, q, &kept, &mut weights);
+        } else {
+            let row = &quanta[r * cols..(r + 1) * cols];
+            scale.push_negated_costs(r, native, |j| row[j], &kept, &mut weights);
+        }
     }
     let assignment = max_weight_assignment(&weights, h, kept.len());
     assignment.into_iter().map(|k| kept[k]).collect()
@@ -178,32 +214,44 @@ impl Scaling {
         delta * self.delta_scale
     }
 
-    /// The negated costs of row `row` taking each of `columns`, pushed onto `out`. The
-    /// row's constants are computed once; where T fits in 64 bits (every group of a few
-    /// hundred rows) `q·T` is one widening multiply instead of a 128-bit one. Exact integers
-    /// either way, so the same values.
+    /// `q(ΔD)` as an integer, the same value as `quanta`: below 2^63 the truncation through
+    /// i64 is exact, and so is the remainder below 2^52 (from 2^52 on x is whole and the
+    /// remainder 0); `|x| < 2^62` here. No branches, unlike the float rounding.
+    fn quanta_int(&self, delta: f64) -> i64 {
+        let x = self.scaled(delta);
+        let t = x as i64;
+        let rest = x - t as f64;
+        t + i64::from(rest >= 0.5) - i64::from(rest <= -0.5)
+    }
+
+    /// The negated costs of row `row` (native column `native`) taking each of `columns`,
+    /// pushed onto `out`, with `quanta(j)` the row's q(ΔD) at column j. The row's constants
+    /// are computed once; where T fits in 64 bits (every group of a few hundred rows) `q·T`
+    /// is one widening multiply instead of a 128-bit one, and `w·j < 2^32` is a 64-bit one.
+    /// Exact integers either way, so the same values.
     fn push_negated_costs(
         &self,
-        problem: &GroupProblem,
         row: usize,
+        native: usize,
+        quanta: impl Fn(usize) -> i64,
         columns: &[usize],
         out: &mut Vec<i128>,
     ) {
         let w = self.h - row as i128;
         let change = self.m + w * self.a;
-        let native = problem.native_col(row);
-        let (dists, native_dist) = (problem.row(row), problem.dist(row, native));
-        let code_weight = if self.code_term { w } else { 0 };
-        let narrow_t = i64::try_from(self.t).ok();
-        out.extend(columns.iter().map(|&j| {
-            let q = self.quanta(dists[j] - native_dist) as i64;
-            let quanta_t = match narrow_t {
-                Some(t) => i128::from(q) * i128::from(t),
-                None => i128::from(q) * self.t,
-            };
-            let changed = if j == native { 0 } else { change };
-            -(changed + quanta_t + code_weight * j as i128)
-        }));
+        let code_weight = if self.code_term { w as i64 } else { 0 };
+        match i64::try_from(self.t) {
+            Ok(t) => out.extend(columns.iter().map(|&j| {
+                let changed = if j == native { 0 } else { change };
+                let code = i128::from(code_weight * j as i64);
+                -(changed + i128::from(quanta(j)) * i128::from(t) + code)
+            })),
+            Err(_) => out.extend(columns.iter().map(|&j| {
+                let changed = if j == native { 0 } else { change };
+                let code = i128::from(code_weight * j as i64);
+                -(changed + i128::from(quanta(j)) * self.t + code)
+            })),
+        }
     }
 }
 
@@ -360,6 +408,25 @@ mod tests {
         }
         for x in cases {
             assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x:e}");
+        }
+    }
+
+    #[test]
+    fn integer_quanta_equal_the_rounded_ones() {
+        let mut rng = Rng(0x5eed);
+        for (h, max_abs) in [(2, 1.0), (40, 3.5e-4), (200, 7.0e3)] {
+            let s = Scaling::new(h, 256, max_abs);
+            let mut deltas = vec![0.0, -0.0, max_abs, -max_abs, f64::MIN_POSITIVE];
+            for _ in 0..20_000 {
+                let x = (rng.below(1 << 30) as f64 / (1u64 << 30) as f64 * 2.0 - 1.0) * max_abs;
+                deltas.push(x);
+                // Exactly half a quantum off a whole one, and one step either side of that.
+                let half = ((x * s.delta_scale).trunc() + 0.5) / s.delta_scale;
+                deltas.extend([half, half.next_up(), half.next_down()]);
+            }
+            for d in deltas.into_iter().filter(|d| d.abs() <= max_abs) {
+                assert_eq!(s.quanta_int(d), s.quanta(d) as i64, "{d:e} (h = {h})");
+            }
         }
     }
 
