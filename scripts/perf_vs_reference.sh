@@ -50,8 +50,12 @@ row "eval, JSON Lines beams" "$(measure "$sidlens" eval --index "$index" --beams
     "$(measure python3 $flow eval "$index" "$lines")"
 row "eval, JSON array beams" "$(measure "$sidlens" eval --index "$index" --beams "$array" --k 1,5,10,20 --json --quiet)" \
     "$(measure python3 $flow eval "$index" "$array")"
-row "zcr (optimal + greedy)" "$(measure "$sidlens" zcr --index "$index" --latents "$data/latents.npy" --codebooks "$data/codebooks.npy" --json --quiet)" \
-    "$(measure python3 $flow zcr "$index" "$data/latents.npy" "$data/codebooks.npy")"
+zcr_reference=$(measure python3 $flow zcr "$index" "$data/latents.npy" "$data/codebooks.npy")
+row "zcr --without-mql4grec (optimal + greedy)" "$(measure "$sidlens" zcr --index "$index" --latents "$data/latents.npy" --codebooks "$data/codebooks.npy" --json --quiet --without-mql4grec)" \
+    "$zcr_reference"
+# sidlens' default also runs MQL4GRec's exact rule, which the reference does not compute.
+row "zcr (optimal + greedy + MQL4GRec's rule)" "$(measure "$sidlens" zcr --index "$index" --latents "$data/latents.npy" --codebooks "$data/codebooks.npy" --json --quiet)" \
+    "$zcr_reference"
 read_floor=$( { /usr/bin/time -f "%e" cat "$index" "$lines" > /dev/null; } 2>&1 )
 echo
 echo "Reading the index and the JSON Lines beams from the page cache (cat): ${read_floor} s."

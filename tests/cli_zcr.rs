@@ -115,6 +115,91 @@ fn json_has_the_contract_keys() {
 }
 
 #[test]
+fn without_mql4grec_leaves_its_column_out_and_the_rest_the_same() {
+    let f = fixture();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "zcr",
+            "--index",
+            text(&f.index),
+            "--latents",
+            text(&f.latents),
+            "--codebooks",
+            text(&f.codebooks),
+            "--json",
+            "--groups",
+        ];
+        args.extend_from_slice(extra);
+        json(&sidlens(&args))
+    };
+    let (all, without) = (run(&[]), run(&["--without-mql4grec"]));
+    assert!(all["mql4grec"].is_object(), "{all}");
+    assert!(without["mql4grec"].is_null(), "{without}");
+    assert!(without["mql4grec_passes"].is_null());
+    for key in ["optimal", "greedy", "reduction_pct", "n_groups_resolved"] {
+        assert_eq!(all[key], without[key], "{key}");
+    }
+    for (a, w) in all["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(without["groups"].as_array().unwrap())
+    {
+        for (a, w) in a["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(w["items"].as_array().unwrap())
+        {
+            for key in [
+                "id",
+                "native",
+                "optimal",
+                "optimal_delta",
+                "greedy",
+                "greedy_delta",
+            ] {
+                assert_eq!(a[key], w[key], "{key}");
+            }
+            assert!(a["mql4grec"].is_number(), "{a}");
+            assert!(
+                w["mql4grec"].is_null() && w["mql4grec_delta"].is_null(),
+                "{w}"
+            );
+        }
+    }
+    let table = sidlens(&[
+        "zcr",
+        "--index",
+        text(&f.index),
+        "--latents",
+        text(&f.latents),
+        "--without-mql4grec",
+    ]);
+    let shown = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        shown.contains("ZCR (optimal)") && !shown.contains("MQL4GRec"),
+        "{shown}"
+    );
+    let refused = sidlens(&[
+        "zcr",
+        "--index",
+        text(&f.index),
+        "--latents",
+        text(&f.latents),
+        "--without-mql4grec",
+        "--mode",
+        "mql4grec",
+        "--out",
+        text(&f.dir.join("never.index.json")),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8(refused.stderr).unwrap();
+    assert!(message.contains("--without-mql4grec"), "{message}");
+    assert!(!f.dir.join("never.index.json").exists());
+}
+
+#[test]
 fn out_writes_a_collision_free_index_and_a_sidecar() {
     let f = fixture();
     let out_path = f.dir.join("zcr.index.json");

@@ -252,13 +252,36 @@ impl GroupProblem {
     }
 }
 
-/// Plans ZCR and greedy for every prefix group of `index` with a collision. Without `cost`
-/// only what needs no vectors is known (groups, minimum changes, capacity). Reports one
-/// progress unit per group and stops with [`Error::Cancelled`] when asked to.
+/// Whether a plan also runs MQL4GRec's exact rule beside ZCR and greedy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mql4grecRule {
+    /// Run it when it can run (vectors given, L ≥ 2): every ZCR view shows its column.
+    Run,
+    /// Leave it out (its totals are null): it prices every colliding item again in float32
+    /// and walks the collision groups in order, about a third of `zcr`'s time on a large
+    /// index, which only ZCR against greedy does not need.
+    Skip,
+}
+
+/// Plans ZCR and greedy for every prefix group of `index` with a collision, and MQL4GRec's
+/// exact rule beside them. Without `cost` only what needs no vectors is known (groups,
+/// minimum changes, capacity). Reports one progress unit per group and stops with
+/// [`Error::Cancelled`] when asked to.
 pub fn plan(
     index: &SidIndex,
     collisions: &Collisions,
     cost: Option<&CostModel>,
+    progress: &dyn Progress,
+) -> Result<Plan> {
+    plan_with(index, collisions, cost, Mql4grecRule::Run, progress)
+}
+
+/// [`plan`], running MQL4GRec's exact rule or not as `rule` says.
+pub fn plan_with(
+    index: &SidIndex,
+    collisions: &Collisions,
+    cost: Option<&CostModel>,
+    rule: Mql4grecRule,
     progress: &dyn Progress,
 ) -> Result<Plan> {
     let capacity = cost.map_or(index.codebook_size(), CostModel::codebook_size);
@@ -292,7 +315,7 @@ pub fn plan(
                 .collect::<Result<Vec<Outcome>>>()
         },
         || match cost {
-            Some(cost) if index.n_levels() >= 2 => {
+            Some(cost) if index.n_levels() >= 2 && rule == Mql4grecRule::Run => {
                 mql4grec_remedy(index, collisions, cost, &CancelOnly(progress)).map(Some)
             }
             _ => Ok(None),
