@@ -198,19 +198,28 @@ fn sq_distances_8_panels_portable<const B: usize>(r: &[f64], panels: &CodePanels
         return;
     }
     let panel_len = r.len() * PANEL;
-    for (panel, out) in panels
-        .values
-        .chunks_exact(panel_len)
-        .zip(out.chunks_mut(PANEL))
-    {
-        let rows = panel.as_chunks::<PANEL>().0;
-        let mut sums = [0.0; PANEL];
-        for part in 0..PANEL / B {
-            let block = sq_distances_8_block::<B>(r, rows, part * B);
-            sums[part * B..(part + 1) * B].copy_from_slice(&block);
-        }
-        out.copy_from_slice(&sums[..out.len()]);
+    let mut values = panels.values.chunks_exact(panel_len);
+    // Whole panels are stored as fixed-size arrays (a variable-length copy is a `memcpy`
+    // call per panel); only the last, padded panel is cut to the codes that exist.
+    let (whole, partial) = out.as_chunks_mut::<PANEL>();
+    for (out, panel) in whole.iter_mut().zip(&mut values) {
+        *out = panel_sums::<B>(r, panel);
     }
+    if let Some(panel) = values.next().filter(|_| !partial.is_empty()) {
+        partial.copy_from_slice(&panel_sums::<B>(r, panel)[..partial.len()]);
+    }
+}
+
+/// The distances from `r` to the eight codes of one panel, `B` codes at a time.
+#[inline(always)]
+fn panel_sums<const B: usize>(r: &[f64], panel: &[f64]) -> [f64; PANEL] {
+    let rows = panel.as_chunks::<PANEL>().0;
+    let mut sums = [0.0; PANEL];
+    for part in 0..PANEL / B {
+        let block = sq_distances_8_block::<B>(r, rows, part * B);
+        sums[part * B..(part + 1) * B].copy_from_slice(&block);
+    }
+    sums
 }
 
 /// Codes `offset..offset + B` of one panel (`rows`: its `d` rows): sum k takes dimensions

@@ -30,13 +30,17 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         da.total_cmp(&db).then(a.cmp(&b))
     });
     for r in losers {
-        let best = (0..cols)
-            .filter(|&j| !used[j])
-            .fold(None, |best: Option<usize>, j| match best {
-                Some(b) if problem.dist(r, b) <= problem.dist(r, j) => Some(b),
-                _ => Some(j),
-            })
-            .expect("the planner checks there are enough free codes");
+        // The first unused column of least distance (distances are finite).
+        let (mut best, mut least) = (usize::MAX, f64::INFINITY);
+        for (j, (&d, &taken)) in problem.row(r).iter().zip(&used).enumerate() {
+            if !taken && (d < least || best == usize::MAX) {
+                (best, least) = (j, d);
+            }
+        }
+        assert!(
+            best != usize::MAX,
+            "the planner checks there are enough free codes"
+        );
         used[best] = true;
         assignment[r] = best;
     }
