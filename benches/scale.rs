@@ -78,7 +78,7 @@ fn main() {
         let files = dataset(&root, 100_000, 1_000, max_prefix);
         let args = zcr_args(&files);
         rows.push(measure(
-            "zcr (optimal + greedy)",
+            "zcr (optimal, greedy, MQL4GRec's rule)",
             &format!("100000 items, largest prefix group {max_prefix}"),
             "",
             &args,
@@ -90,7 +90,7 @@ fn main() {
         let files = dataset_shaped(&root, n, 1_000, 2_000, Some((3, 8192)));
         let args = zcr_args(&files);
         rows.push(measure(
-            "zcr (optimal + greedy), L = 3, V = 8192",
+            "zcr (optimal, greedy, MQL4GRec's rule), L = 3, V = 8192",
             &format!("{n} items, largest prefix group 2000"),
             "linear in colliding items",
             &args,

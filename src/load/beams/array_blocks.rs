@@ -4,13 +4,11 @@
 //! guess fails, or the file is not the plain layout, the streaming serde reader takes over
 //! from the end of the last proven record, so messages stay those of the serial reader.
 
-use std::io::Read;
-
 use crate::load::Input;
 use std::path::Path;
 
 use super::BLOCK_BYTES;
-use super::json_lines::Block;
+use super::json_lines::{Block, BlockBytes};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 
@@ -85,18 +83,14 @@ impl<'a> ArrayBlocks<'a> {
     }
 
     /// Reads about [`BLOCK_BYTES`] more into `bytes` (less at the end of the file).
-    fn fill(&mut self, bytes: &mut Vec<u8>, progress: &dyn Progress) -> Result<()> {
+    fn fill(&mut self, bytes: &mut BlockBytes, progress: &dyn Progress) -> Result<()> {
         let goal = bytes.len() + BLOCK_BYTES;
         while !self.eof && bytes.len() < goal {
-            let before = bytes.len();
             let left = self.size_hint.saturating_sub(self.read) as usize;
-            let want = (goal - before).min(left.max(1 << 12) + 1);
-            bytes.resize(before + want, 0);
-            let n = self
-                .file
-                .read(&mut bytes[before..])
+            let want = (goal - bytes.len()).min(left.max(1 << 12) + 1);
+            let n = bytes
+                .read_from(&mut self.file, want)
                 .map_err(|e| Error::io(self.path, e))?;
-            bytes.truncate(before + n);
             self.read += n as u64;
             progress.advance(n as u64);
             self.eof = n == 0;
@@ -121,7 +115,8 @@ impl<'a> ArrayBlocks<'a> {
         if self.phase == Phase::Done {
             return Ok(false);
         }
-        block.bytes.append(&mut self.carry);
+        block.bytes.extend_from_slice(&self.carry);
+        self.carry.clear();
         block.start_line = self.line;
         block.start_column = self.column;
         self.fill(&mut block.bytes, progress)?;

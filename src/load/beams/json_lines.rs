@@ -63,10 +63,66 @@ pub(super) fn parse_with_serde(
     })
 }
 
+/// A block's bytes. The buffer keeps its length (and so its initialised bytes) from one use
+/// to the next and `len` says how much of it holds the block: refilling a 4 MiB block no
+/// longer writes 4 MiB of zeros before every read (3.6 % of `eval`'s instructions).
+#[derive(Default)]
+pub(super) struct BlockBytes {
+    buffer: Vec<u8>,
+    len: usize,
+}
+
+impl std::ops::Deref for BlockBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.buffer[..self.len]
+    }
+}
+
+impl BlockBytes {
+    pub(super) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Keeps the first `len` bytes (no more than there are).
+    pub(super) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
+    /// Appends `bytes`.
+    pub(super) fn extend_from_slice(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        self.room_for(end);
+        self.buffer[self.len..end].copy_from_slice(bytes);
+        self.len = end;
+    }
+
+    /// Appends what one `read` of at most `want` bytes gives; the number read.
+    pub(super) fn read_from(
+        &mut self,
+        source: &mut impl Read,
+        want: usize,
+    ) -> std::io::Result<usize> {
+        let end = self.len + want;
+        self.room_for(end);
+        let n = source.read(&mut self.buffer[self.len..end])?;
+        self.len += n;
+        Ok(n)
+    }
+
+    /// Makes the buffer at least `end` long; only bytes it never had are zeroed.
+    fn room_for(&mut self, end: usize) {
+        if self.buffer.len() < end {
+            self.buffer.resize(end, 0);
+        }
+    }
+}
+
 /// Whole lines of a JSON Lines file, about [`BLOCK_BYTES`] at a time.
 #[derive(Default)]
 pub(super) struct Block {
-    pub(super) bytes: Vec<u8>,
+    pub(super) bytes: BlockBytes,
     /// Records: (record, 1-based line, start, end) in `bytes` (non-blank lines of JSON
     /// Lines, candidate records of a JSON array).
     pub(super) lines: Vec<(usize, usize, usize, usize)>,
@@ -126,21 +182,19 @@ impl<'a> LineBlocks<'a> {
         }
         block.bytes.clear();
         block.lines.clear();
-        block.bytes.append(&mut self.carry);
+        block.bytes.extend_from_slice(&self.carry);
+        self.carry.clear();
         let cut = loop {
             if self.eof {
                 break block.bytes.len();
             }
-            let before = block.bytes.len();
             // The file may still grow (a run writing beams): the hint only sizes the buffer.
             let left = self.size_hint.saturating_sub(self.read) as usize;
             let want = BLOCK_BYTES.min(left.max(1 << 12) + 1);
-            block.bytes.resize(before + want, 0);
-            let n = self
-                .file
-                .read(&mut block.bytes[before..])
+            let n = block
+                .bytes
+                .read_from(&mut self.file, want)
                 .map_err(|e| Error::io(self.path, e))?;
-            block.bytes.truncate(before + n);
             self.read += n as u64;
             progress.advance(n as u64);
             if n == 0 {
@@ -175,5 +229,30 @@ impl<'a> LineBlocks<'a> {
             return Err(Error::data(self.path, Place::File, "holds no records"));
         }
         Ok(self.next_record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_bytes_hold_only_what_was_read_since_the_last_clear() {
+        let mut bytes = BlockBytes::default();
+        let mut source: &[u8] = b"0123456789";
+        assert_eq!(bytes.read_from(&mut source, 4).unwrap(), 4);
+        bytes.extend_from_slice(b"ab");
+        assert_eq!(&*bytes, b"0123ab");
+        bytes.truncate(3);
+        assert_eq!(&*bytes, b"012");
+        bytes.truncate(10);
+        assert_eq!(&*bytes, b"012", "truncating never lengthens");
+        bytes.clear();
+        assert!(bytes.is_empty());
+        // The old bytes are still in the buffer; a short read shows none of them.
+        assert_eq!(bytes.read_from(&mut source, 100).unwrap(), 6);
+        assert_eq!(&*bytes, b"456789");
+        assert_eq!(bytes.read_from(&mut source, 100).unwrap(), 0);
+        assert_eq!(&*bytes, b"456789");
     }
 }
