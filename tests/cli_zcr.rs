@@ -117,22 +117,22 @@ fn json_has_the_contract_keys() {
 #[test]
 fn without_mql4grec_leaves_its_column_out_and_the_rest_the_same() {
     let f = fixture();
-    let run = |extra: &[&str]| {
+    let zcr = |extra: &[&str]| {
         let mut args = vec![
             "zcr",
             "--index",
             text(&f.index),
             "--latents",
             text(&f.latents),
-            "--codebooks",
-            text(&f.codebooks),
-            "--json",
-            "--groups",
         ];
         args.extend_from_slice(extra);
-        json(&sidlens(&args))
+        sidlens(&args)
     };
-    let (all, without) = (run(&[]), run(&["--without-mql4grec"]));
+    let with_codebooks = ["--codebooks", text(&f.codebooks), "--json", "--groups"];
+    let all = json(&zcr(&with_codebooks));
+    let without = json(&zcr(
+        &[&with_codebooks[..], &["--without-mql4grec"]].concat()
+    ));
     assert!(all["mql4grec"].is_object(), "{all}");
     assert!(without["mql4grec"].is_null(), "{without}");
     assert!(without["mql4grec_passes"].is_null());
@@ -168,35 +168,23 @@ fn without_mql4grec_leaves_its_column_out_and_the_rest_the_same() {
             );
         }
     }
-    let table = sidlens(&[
-        "zcr",
-        "--index",
-        text(&f.index),
-        "--latents",
-        text(&f.latents),
-        "--without-mql4grec",
-    ]);
-    let shown = String::from_utf8(table.stdout).unwrap();
+    let shown = String::from_utf8(zcr(&["--without-mql4grec"]).stdout).unwrap();
     assert!(
         shown.contains("ZCR (optimal)") && !shown.contains("MQL4GRec"),
         "{shown}"
     );
-    let refused = sidlens(&[
-        "zcr",
-        "--index",
-        text(&f.index),
-        "--latents",
-        text(&f.latents),
+    let never = f.dir.join("never.index.json");
+    let refused = zcr(&[
         "--without-mql4grec",
         "--mode",
         "mql4grec",
         "--out",
-        text(&f.dir.join("never.index.json")),
+        text(&never),
     ]);
     assert_eq!(refused.status.code(), Some(1));
     let message = String::from_utf8(refused.stderr).unwrap();
     assert!(message.contains("--without-mql4grec"), "{message}");
-    assert!(!f.dir.join("never.index.json").exists());
+    assert!(!never.exists());
 }
 
 #[test]
