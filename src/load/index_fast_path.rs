@@ -269,8 +269,47 @@ fn codes(
     }
 }
 
-/// `"<x_N>"` with x the letter of `level` and N up to five digits below 2^16.
+/// `"<x_N>"` with x the letter of `level` and N up to five digits below 2^16. Where twelve
+/// bytes are left, the token is read a word at a time ([`token_in_words`]); the last
+/// tokens of a file are read byte by byte. Both accept exactly the same tokens.
 fn token(b: &[u8], i: &mut usize, level: usize) -> Option<Code> {
+    match b.get(*i..*i + 12) {
+        Some(window) => token_in_words(window.try_into().expect("twelve bytes"), i, level),
+        None => token_by_bytes(b, i, level),
+    }
+}
+
+/// [`token`] from the twelve bytes at `*i`: the `"<x_` head compared as one word, where
+/// the digits stop found in one eight-byte word, and their value folded from it.
+fn token_in_words(window: &[u8; 12], i: &mut usize, level: usize) -> Option<Code> {
+    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+    const HIGH_BITS: u64 = u64::from_le_bytes([0x80; 8]);
+    let head = u32::from_le_bytes([window[0], window[1], window[2], window[3]]);
+    if head != u32::from_le_bytes([b'"', b'<', b'a'.wrapping_add(level as u8), b'_']) {
+        return None;
+    }
+    let word = u64::from_le_bytes(window[4..].try_into().expect("eight bytes"));
+    // A byte's high bit is set here unless it is a digit: below '0' the subtraction wraps,
+    // above '9' the addition reaches 0x80. Carries and borrows only move upwards, from a
+    // byte that is not a digit, so the lowest such byte is found exactly.
+    let not_digits =
+        (word.wrapping_sub(ZEROS) | word.wrapping_add(0x4646_4646_4646_4646)) & HIGH_BITS;
+    let n = (not_digits.trailing_zeros() / 8) as usize;
+    if !(1..=5).contains(&n) || window[4 + n] != b'>' || window[5 + n] != b'"' {
+        return None;
+    }
+    // The n digits' values at the top of a word, below them zeros: leading zeros of the
+    // same number, which the pairwise fold turns into it.
+    let mut x = word.wrapping_sub(ZEROS) << (8 * (8 - n));
+    x = ((x & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561)) >> 8;
+    x = ((x & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601)) >> 16;
+    x = ((x & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001)) >> 32;
+    *i += 6 + n;
+    Code::try_from(x).ok()
+}
+
+/// [`token`] byte by byte.
+fn token_by_bytes(b: &[u8], i: &mut usize, level: usize) -> Option<Code> {
     let s = *i;
     if b.get(s + 1) != Some(&b'<')
         || b.get(s + 2) != Some(&(b'a' + level as u8))
@@ -415,6 +454,36 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The word-at-a-time token read accepts and reads exactly what the byte-by-byte
+        /// one does: tokens of 0–7 digits with leading zeros, other letters and tails, and
+        /// any byte changed.
+        #[test]
+        fn token_words_agree_with_bytes(
+            level in 0usize..4,
+            letter in 0u8..6,
+            digits in "[0-9]{0,7}",
+            tail in proptest::collection::vec(proptest::num::u8::ANY, 0..8),
+            closed in proptest::bool::ANY,
+            damage in proptest::option::of((0usize..12, proptest::num::u8::ANY)),
+        ) {
+            let mut bytes = format!("\"<{}_{digits}", (b'a' + letter) as char).into_bytes();
+            if closed {
+                bytes.extend_from_slice(b">\"");
+            }
+            bytes.extend_from_slice(&tail);
+            bytes.resize(bytes.len().max(12), b' ');
+            if let Some((at, byte)) = damage {
+                bytes[at] = byte;
+            }
+            let (mut by_words, mut by_bytes) = (0, 0);
+            let window: &[u8; 12] = bytes[..12].try_into().unwrap();
+            proptest::prop_assert_eq!(
+                token_in_words(window, &mut by_words, level),
+                token_by_bytes(&bytes, &mut by_bytes, level)
+            );
+            proptest::prop_assert_eq!(by_words, by_bytes);
+        }
+
         /// Random small indexes in any spacing, and random one-byte damage.
         #[test]
         fn fast_path_agrees_with_serde(
