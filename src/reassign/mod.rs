@@ -789,6 +789,45 @@ mod tests {
     }
 
     #[test]
+    fn skipping_mql4grec_changes_nothing_else() {
+        let idx = index(
+            r#"{"0": [1, 2], "1": [1, 2], "2": [1, 2], "3": [0, 3], "4": [0, 3]}"#,
+            Some(4),
+        );
+        let rows = [0.1, 0.2, 0.3, 0.9, 0.8, 0.7, 0.05, 0.4, 0.45, 0.5];
+        let latents = || {
+            Latents::from_f64(
+                Path::new("l.npy"),
+                Array2::from_shape_vec((5, 2), rows.to_vec()).unwrap(),
+            )
+            .unwrap()
+        };
+        let cost = CostModel::estimate(&idx, latents(), &NoProgress).unwrap();
+        let collisions = Collisions::new(&idx);
+        let all = plan(&idx, &collisions, Some(&cost), &NoProgress).unwrap();
+        let skipped = plan_with(
+            &idx,
+            &collisions,
+            Some(&cost),
+            Mql4grecRule::Skip,
+            &NoProgress,
+        )
+        .unwrap();
+        assert!(all.mql4grec.is_some() && skipped.mql4grec.is_none());
+        assert_eq!(skipped.summary.mql4grec, None);
+        assert_eq!(skipped.summary.mql4grec_passes, None);
+        let without_rule = Summary {
+            mql4grec: None,
+            mql4grec_passes: None,
+            ..all.summary.clone()
+        };
+        assert_eq!(skipped.summary, without_rule);
+        for mode in [Mode::Optimal, Mode::Greedy] {
+            assert_eq!(all.last_codes(&idx, mode), skipped.last_codes(&idx, mode));
+        }
+    }
+
+    #[test]
     fn cancellation_stops_the_plan() {
         let idx = index(r#"{"0": [1, 2], "1": [1, 2]}"#, Some(4));
         let err = plan(&idx, &Collisions::new(&idx), None, &CancelAtOnce).unwrap_err();
