@@ -114,7 +114,18 @@ struct Chunk {
     end: usize,
 }
 
+/// Moves past white space. Most calls meet none or the one space of json.dump's `, ` and
+/// `: `; those are decided before the loop (a byte above the space is never white space).
+#[inline(always)]
 fn skip_ws(b: &[u8], i: &mut usize) {
+    match b.get(*i) {
+        Some(&c) if c > b' ' => return,
+        Some(b' ') if b.get(*i + 1).is_some_and(|&c| c > b' ') => {
+            *i += 1;
+            return;
+        }
+        _ => {}
+    }
     while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
         *i += 1;
     }
@@ -201,6 +212,19 @@ fn plain_id<'a>(b: &'a [u8], i: &mut usize) -> Option<(&'a str, u64)> {
         return None;
     }
     let start = *i + 1;
+    if let Some(found) = b.get(start..start + 8).and_then(short_integer_id) {
+        *i = start + found.0.len() + 1;
+        return Some(found);
+    }
+    plain_id_by_bytes(b, i)
+}
+
+/// [`plain_id`] byte by byte.
+fn plain_id_by_bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<(&'a str, u64)> {
+    if b.get(*i) != Some(&b'"') {
+        return None;
+    }
+    let start = *i + 1;
     let len = memchr::memchr2(b'"', b'\\', b.get(start..)?)?;
     if b[start + len] != b'"' {
         return None;
@@ -229,6 +253,40 @@ fn plain_id<'a>(b: &'a [u8], i: &mut usize) -> Option<(&'a str, u64)> {
     };
     Some((id, if canonical { value } else { NOT_AN_INTEGER }))
 }
+
+/// The usual id, a canonical integer of one to seven digits, from the eight bytes after its
+/// opening quote: where the digits stop found in one word, their value folded from it.
+/// `None` for any other id, which [`plain_id`] reads byte by byte.
+fn short_integer_id(window: &[u8]) -> Option<(&str, u64)> {
+    let word = u64::from_le_bytes(window.try_into().ok()?);
+    let n = (not_digits(word).trailing_zeros() / 8) as usize;
+    if n == 0 || n == 8 || window[n] != b'"' || (n > 1 && window[0] == b'0') {
+        return None;
+    }
+    // SAFETY: the n bytes are ASCII digits (checked just above), which is valid UTF-8.
+    let id = unsafe { std::str::from_utf8_unchecked(&window[..n]) };
+    Some((id, fold_digits(word, n)))
+}
+
+/// Bit 7 of each byte of `word` set unless the byte is an ASCII digit. Below '0' the
+/// subtraction wraps, above '9' the addition reaches 0x80; carries and borrows only move
+/// upwards, from a byte that is not a digit, so the lowest such byte is found exactly.
+fn not_digits(word: u64) -> u64 {
+    (word.wrapping_sub(ZEROS) | word.wrapping_add(0x4646_4646_4646_4646)) & 0x8080_8080_8080_8080
+}
+
+/// The value of the `n` (1 to 8) digits at the start of `word` (little endian, the most
+/// significant first): moved to the top of the word with zeros below them (leading zeros
+/// of the same number), then folded pairwise.
+fn fold_digits(word: u64, n: usize) -> u64 {
+    let mut x = word.wrapping_sub(ZEROS) << (8 * (8 - n));
+    x = ((x & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561)) >> 8;
+    x = ((x & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601)) >> 16;
+    ((x & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001)) >> 32
+}
+
+/// Eight ASCII zeros.
+const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
 
 /// `["<a_1>", "<b_2>"]` or `[1, 2]` at `*i`: pushes the codes and returns how many.
 fn codes(
@@ -282,30 +340,17 @@ fn token(b: &[u8], i: &mut usize, level: usize) -> Option<Code> {
 /// [`token`] from the twelve bytes at `*i`: the `"<x_` head compared as one word, where
 /// the digits stop found in one eight-byte word, and their value folded from it.
 fn token_in_words(window: &[u8; 12], i: &mut usize, level: usize) -> Option<Code> {
-    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
-    const HIGH_BITS: u64 = u64::from_le_bytes([0x80; 8]);
     let head = u32::from_le_bytes([window[0], window[1], window[2], window[3]]);
     if head != u32::from_le_bytes([b'"', b'<', b'a'.wrapping_add(level as u8), b'_']) {
         return None;
     }
     let word = u64::from_le_bytes(window[4..].try_into().expect("eight bytes"));
-    // A byte's high bit is set here unless it is a digit: below '0' the subtraction wraps,
-    // above '9' the addition reaches 0x80. Carries and borrows only move upwards, from a
-    // byte that is not a digit, so the lowest such byte is found exactly.
-    let not_digits =
-        (word.wrapping_sub(ZEROS) | word.wrapping_add(0x4646_4646_4646_4646)) & HIGH_BITS;
-    let n = (not_digits.trailing_zeros() / 8) as usize;
+    let n = (not_digits(word).trailing_zeros() / 8) as usize;
     if !(1..=5).contains(&n) || window[4 + n] != b'>' || window[5 + n] != b'"' {
         return None;
     }
-    // The n digits' values at the top of a word, below them zeros: leading zeros of the
-    // same number, which the pairwise fold turns into it.
-    let mut x = word.wrapping_sub(ZEROS) << (8 * (8 - n));
-    x = ((x & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561)) >> 8;
-    x = ((x & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601)) >> 16;
-    x = ((x & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001)) >> 32;
     *i += 6 + n;
-    Code::try_from(x).ok()
+    Code::try_from(fold_digits(word, n)).ok()
 }
 
 /// [`token`] byte by byte.
@@ -464,7 +509,8 @@ mod tests {
             digits in "[0-9]{0,7}",
             tail in proptest::collection::vec(proptest::num::u8::ANY, 0..8),
             closed in proptest::bool::ANY,
-            damage in proptest::option::of((0usize..12, proptest::num::u8::ANY)),
+            // Not the opening quote: `codes` calls `token` only on one.
+            damage in proptest::option::of((1usize..12, proptest::num::u8::ANY)),
         ) {
             let mut bytes = format!("\"<{}_{digits}", (b'a' + letter) as char).into_bytes();
             if closed {
@@ -480,6 +526,28 @@ mod tests {
             proptest::prop_assert_eq!(
                 token_in_words(window, &mut by_words, level),
                 token_by_bytes(&bytes, &mut by_bytes, level)
+            );
+            proptest::prop_assert_eq!(by_words, by_bytes);
+        }
+
+        /// The word-at-a-time id read gives what the byte-by-byte one does: integers with
+        /// and without leading zeros, other ids, ids longer than the word, any byte changed.
+        #[test]
+        fn id_words_agree_with_bytes(
+            id in "[0-9]{0,9}|[0-9a-z\"\\\\é]{0,9}",
+            tail in proptest::collection::vec(proptest::num::u8::ANY, 0..9),
+            damage in proptest::option::of((0usize..9, proptest::num::u8::ANY)),
+        ) {
+            let mut bytes = format!("\"{id}\"").into_bytes();
+            bytes.extend_from_slice(&tail);
+            if let Some((at, byte)) = damage {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            let (mut by_words, mut by_bytes) = (0, 0);
+            proptest::prop_assert_eq!(
+                plain_id(&bytes, &mut by_words),
+                plain_id_by_bytes(&bytes, &mut by_bytes)
             );
             proptest::prop_assert_eq!(by_words, by_bytes);
         }
