@@ -10,6 +10,61 @@ use super::{BeamRecord, BeamSid};
 /// the serde path would and returns `true`; returns `false` at anything else (other fields,
 /// escapes, malformed JSON), and the serde path then reads the line and reports any error.
 pub(super) fn parse_plain_record(text: &str, rec: &mut BeamRecord) -> bool {
+    if parse_dumped_record(text, rec) {
+        return true;
+    }
+    rec.clear(rec.record(), rec.line());
+    parse_any_order(text, rec)
+}
+
+/// A record exactly as json.dumps writes it, `{"beam_sids": […], "target": …}` with an
+/// optional `"target_item"` last, its separators `, ` and `: `: read without looking for
+/// white space or matching keys, filling `rec` as [`parse_any_order`] would. `false` at
+/// anything else, possibly with `rec` partly filled.
+pub(super) fn parse_dumped_record(text: &str, rec: &mut BeamRecord) -> bool {
+    const BEAMS: &[u8] = b"{\"beam_sids\": [";
+    const TARGET: &[u8] = b"], \"target\": ";
+    const TARGET_ITEM: &[u8] = b", \"target_item\": ";
+    let b = text.as_bytes();
+    if !b.starts_with(BEAMS) {
+        return false;
+    }
+    let mut i = BEAMS.len();
+    rec.has_beams = true;
+    if b.get(i) != Some(&b']') {
+        loop {
+            let Some(sid) = plain_sid(text, &mut i, rec) else {
+                return false;
+            };
+            rec.beams.push(sid);
+            if b.get(i..i + 2) != Some(b", ") {
+                break;
+            }
+            i += 2;
+        }
+    }
+    if !b[i..].starts_with(TARGET) {
+        return false;
+    }
+    i += TARGET.len();
+    match plain_sid(text, &mut i, rec) {
+        Some(sid) => rec.target = Some(sid),
+        None if plain_null(b, &mut i) => {}
+        None => return false,
+    }
+    if b[i..].starts_with(TARGET_ITEM) {
+        i += TARGET_ITEM.len();
+        match plain_string(text, &mut i).or_else(|| plain_integer(text, &mut i)) {
+            Some(id) => rec.target_item = Some(rec.push_text(id)),
+            None if plain_null(b, &mut i) => {}
+            None => return false,
+        }
+    }
+    &b[i..] == b"}"
+}
+
+/// [`parse_plain_record`] of any key order and white space.
+pub(super) fn parse_any_order(text: &str, rec: &mut BeamRecord) -> bool {
     let b = text.as_bytes();
     let ws = |i: &mut usize| {
         while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {

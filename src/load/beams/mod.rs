@@ -994,6 +994,50 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Records as json.dumps writes them, read by the dumped-record path: taken whenever
+        /// undamaged, the same record (token scheme included) as the any-order reader and as
+        /// serde, and with one byte changed still what serde reads, or declined.
+        #[test]
+        fn dumped_records_read_as_any_order_ones(
+            sids in proptest::collection::vec("<a_[0-9]{1,4}><b_[0-9]{1,4}>|[<>A-Ba-d_0-9 é-]{0,12}", 0..5),
+            target in proptest::option::of("<a_[0-9]{1,3}><b_[0-9]{1,3}>|[a-z ]{0,4}"),
+            item in proptest::option::of(proptest::prop_oneof![
+                proptest::strategy::Just("null".to_string()),
+                "[1-9][0-9]{0,5}",
+                "\"[a-z0-9 ]{0,5}\"",
+            ]),
+            damage in proptest::option::of((0usize..300, proptest::num::u8::ANY)),
+        ) {
+            let quoted = |s: &String| format!("\"{s}\"");
+            let beams: Vec<String> = sids.iter().map(quoted).collect();
+            let mut text = format!(
+                "{{\"beam_sids\": [{}], \"target\": {}",
+                beams.join(", "),
+                target.as_ref().map_or("null".to_string(), quoted)
+            );
+            if let Some(item) = &item {
+                text.push_str(&format!(", \"target_item\": {item}"));
+            }
+            text.push('}');
+            let mut dumped = BeamRecord::default();
+            prop_assert!(super::fast_path::parse_dumped_record(&text, &mut dumped), "{}", text);
+            let mut any_order = BeamRecord::default();
+            prop_assert!(super::fast_path::parse_any_order(&text, &mut any_order));
+            prop_assert_eq!(dump(&dumped), dump(&any_order));
+            prop_assert_eq!(dumped.scheme(), any_order.scheme());
+            let conflict = |r: &BeamRecord| r.scheme_conflict.map(|(s, t)| (s, r.span_text(t).to_string()));
+            prop_assert_eq!(conflict(&dumped), conflict(&any_order));
+            prop_assert!(fast_equals_serde(&text)?);
+            if let Some((at, byte)) = damage {
+                let mut bytes = text.into_bytes();
+                let at = at % bytes.len();
+                bytes[at] = byte;
+                fast_equals_serde(&String::from_utf8_lossy(&bytes))?;
+            }
+        }
+    }
+
     #[test]
     fn unreadable_sids_compare_as_text() {
         let mut rec = BeamRecord::default();
