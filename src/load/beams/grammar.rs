@@ -55,12 +55,33 @@ fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
         32 => return None,
         q => q,
     };
+    let (key, levels) = sid_frame(window, &masks, close)?;
+    Some((key, levels, close as usize + 2))
+}
+
+/// A SID of `len` bytes (1 to 32) written without white space at the start of `window`,
+/// whatever follows it: the string values of a Parquet or Arrow column lie back to back, so
+/// a SID's window is itself and the strings after it. The same reading as
+/// [`quoted_sid_in_window`], for `parse_compact_sid(&window[..len])`; `None` where that
+/// reader must decide.
+#[inline]
+pub fn sid_in_window(window: &[u8; 32], len: usize) -> Option<(SidKey, u8)> {
+    if !(1..=32).contains(&len) {
+        return None;
+    }
+    sid_frame(window, &ByteMasks::of(window), len as u32)
+}
+
+/// The levels of the SID that fills `window[..close]` (`masks` its byte masks, `close` ≥ 1):
+/// its key and number of levels, when every level is a short one and they tile it.
+#[inline(always)]
+fn sid_frame(window: &[u8; 32], masks: &ByteMasks, close: u32) -> Option<(SidKey, u8)> {
     let inside = ((1u64 << close) - 1) as u32;
     let opens = masks.opens & inside;
     if opens & 1 == 0 {
         return None;
     }
-    // `close` is at least 1 here: byte 0 is a `<`, not the quote.
+    // `close` is at least 1 here: byte 0 is a `<` inside the SID.
     let ends = ((opens >> 1) | (1 << (close - 1))) & inside;
     let underscores = (opens << 2) & inside;
     let digits = inside & !(opens | (opens << 1) | underscores | ends);
@@ -69,6 +90,20 @@ fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
         || masks.digits & digits != digits
     {
         return None;
+    }
+    // Each level holds one to four digits: no `>` right after its `_`, no five digits in a
+    // row. With the frame's bytes where the masks put them, the k-th `<` then pairs with the
+    // k-th `>`, 5 to 8 bytes apart. Up to four such levels are read at once; the loop below
+    // reads the others, and decides every case that read declines.
+    #[cfg(target_arch = "x86_64")]
+    {
+        let five_digits = digits & (digits >> 1) & (digits >> 2) & (digits >> 3) & (digits >> 4);
+        if (underscores << 1) & ends == 0
+            && five_digits == 0
+            && let Some((key, levels)) = short_levels_at_once(window, opens, ends)
+        {
+            return Some((key, levels));
+        }
     }
     // At least five bytes a level: the 33 bytes hold at most six, below `MAX_LEVELS`.
     const _: () = assert!(33 / 5 <= MAX_LEVELS);
@@ -91,7 +126,91 @@ fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
         key = (key << 16) | SidKey::from(short_code(window, next - 1, n_digits));
         level += 1;
     }
-    Some((key, level, close as usize + 2))
+    Some((key, level))
+}
+
+/// The key of one to four levels whose `<` and `>` are the set bits of `opens` and `ends`
+/// (paired in order, each level 5 to 8 bytes, digits between its `_` and `>`), every code
+/// computed at once: the four bytes before each `>` go to one lane of a vector, the bytes
+/// that are not digits there (the level's `<`, letter and `_`) become leading zeros, and
+/// one multiply-add with 1000, 100, 10, 1 gives the codes. `None` when a letter is not the
+/// level's own or there are more than four levels.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn short_levels_at_once(window: &[u8; 32], opens: u32, ends: u32) -> Option<(SidKey, u8)> {
+    use std::arch::x86_64::{
+        _mm_add_epi32, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_madd_epi16,
+        _mm_min_epu8, _mm_packs_epi32, _mm_set_epi16, _mm_set_epi32, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_shuffle_epi32, _mm_shufflelo_epi16, _mm_srli_epi64,
+        _mm_unpackhi_epi8, _mm_unpacklo_epi8, _mm_unpacklo_epi64, _mm_xor_si128,
+    };
+    let (mut opens_left, mut ends_left, mut n_levels) = (opens, ends, 0u32);
+    let mut next_level = |level| {
+        next_short_level(
+            window,
+            &mut opens_left,
+            &mut ends_left,
+            &mut n_levels,
+            level,
+        )
+    };
+    let (w0, w1, w2, w3) = (
+        next_level(0)?,
+        next_level(1)?,
+        next_level(2)?,
+        next_level(3)?,
+    );
+    if opens_left != 0 {
+        return None;
+    }
+    // SAFETY: SSE2 is part of the x86_64 baseline, and these touch no memory.
+    let four = unsafe {
+        let values = _mm_xor_si128(_mm_set_epi32(w3, w2, w1, w0), _mm_set1_epi8(b'0' as i8));
+        let digits = _mm_and_si128(
+            values,
+            _mm_cmpeq_epi8(_mm_min_epu8(values, _mm_set1_epi8(9)), values),
+        );
+        let place = _mm_set_epi16(1, 10, 100, 1000, 1, 10, 100, 1000);
+        let zero = _mm_setzero_si128();
+        // Per level two sums (thousands and hundreds, tens and ones), added pairwise.
+        let halves = |v| _mm_add_epi32(v, _mm_srli_epi64::<32>(v));
+        let first = halves(_mm_madd_epi16(_mm_unpacklo_epi8(digits, zero), place));
+        let second = halves(_mm_madd_epi16(_mm_unpackhi_epi8(digits, zero), place));
+        let codes = _mm_unpacklo_epi64(
+            _mm_shuffle_epi32::<0b10_00_10_00>(first),
+            _mm_shuffle_epi32::<0b10_00_10_00>(second),
+        );
+        // Codes below 10,000 fit 16 bits; the first level goes to the top of the key.
+        let packed = _mm_shufflelo_epi16::<0b00_01_10_11>(_mm_packs_epi32(codes, codes));
+        _mm_cvtsi128_si64(packed) as u64
+    };
+    Some((SidKey::from(four >> (16 * (4 - n_levels))), n_levels as u8))
+}
+
+/// The four bytes before the `>` of the next level in `opens_left` and `ends_left` (zero
+/// past the last level, which reads as no digits), after checking its letter; `n_levels`
+/// counts the levels taken.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn next_short_level(
+    window: &[u8; 32],
+    opens_left: &mut u32,
+    ends_left: &mut u32,
+    n_levels: &mut u32,
+    level: u8,
+) -> Option<i32> {
+    if *opens_left == 0 {
+        return Some(0);
+    }
+    *n_levels += 1;
+    let at = opens_left.trailing_zeros() as usize;
+    let end = ends_left.trailing_zeros() as usize;
+    *opens_left &= *opens_left - 1;
+    *ends_left &= *ends_left - 1;
+    if window[(at + 1) & 31] != b'a' + level {
+        return None;
+    }
+    Some(i32::from_le_bytes(window[end - 4..end].try_into().ok()?))
 }
 
 /// The code of `n_digits` (1 to 4) digits just before the `>` at `window[end]`, from the
@@ -317,6 +436,7 @@ mod tests {
     fn near_sid() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             (0u8..10, 0u32..70_000).prop_map(|(l, c)| format!("<{}_{c}>", (b'a' + l) as char)),
+            (0u8..4).prop_map(|l| format!("<{}_>", (b'a' + l) as char)),
             Just("<".to_string()),
             Just(">".to_string()),
             Just("_".to_string()),
@@ -396,6 +516,36 @@ mod tests {
             if let Some(window) = b.get(1..33) {
                 let window: &[u8; 32] = window.try_into().unwrap();
                 prop_assert_eq!(ByteMasks::of(window), ByteMasks::of_portable(window));
+            }
+        }
+
+        /// An unquoted SID read in its window (whatever follows it) gives what the
+        /// level-by-level read of the string alone gives, and reads every usual SID.
+        #[test]
+        fn an_unquoted_windowed_sid_is_the_level_by_level_sid(
+            body in near_sid(),
+            usual in prop::collection::vec(0u32..10_000, 1..5),
+            change in (0usize..32, prop::sample::select(b"<>_\"09adx ".to_vec())),
+            after in near_sid(),
+        ) {
+            let usual: String = usual
+                .iter()
+                .enumerate()
+                .map(|(l, c)| format!("<{}_{c}>", (b'a' + l as u8) as char))
+                .collect();
+            let mut changed = usual.clone().into_bytes();
+            let at = change.0 % changed.len();
+            changed[at] = change.1;
+            let changed = String::from_utf8(changed).unwrap();
+            for sid in [body, usual.clone(), changed] {
+                let mut bytes = format!("{sid}{after}").into_bytes();
+                bytes.resize(bytes.len().max(32), b'>');
+                let window: &[u8; 32] = bytes[..32].try_into().unwrap();
+                let alone = parse_compact_sid(sid.as_bytes());
+                match sid_in_window(window, sid.len()) {
+                    Some(found) => prop_assert_eq!(Some(found), alone),
+                    None => prop_assert!(sid != usual || sid.len() > 32, "{} declined", sid),
+                }
             }
         }
 

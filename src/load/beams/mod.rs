@@ -204,6 +204,17 @@ impl BeamRecord {
         }
     }
 
+    /// [`BeamRecord::read_sid`] of a string whose bytes lie at the start of `window` with
+    /// the bytes after it in memory (the values of a Parquet or Arrow string column lie back
+    /// to back): the usual SID is then read in one pass of byte masks.
+    fn read_sid_in_window(&mut self, s: &str, window: Option<&[u8; 32]>) -> BeamSid {
+        if let Some((key, n_levels)) = window.and_then(|w| grammar::sid_in_window(w, s.len())) {
+            self.note_letters(s);
+            return BeamSid::Codes { key, n_levels };
+        }
+        self.read_sid(s)
+    }
+
     fn read_sid(&mut self, s: &str) -> BeamSid {
         if let Some((key, n_levels)) = parse_sid_key(s) {
             self.note_letters(s);

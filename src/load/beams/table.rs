@@ -109,6 +109,7 @@ impl<'a> BeamColumns<'a> {
             && let Some(range) = lists.get(row)
         {
             rec.has_beams = true;
+            let (bytes, offsets) = (lists.values.value_data(), lists.values.value_offsets());
             for (i, j) in range.enumerate() {
                 if lists.values.is_null(j) {
                     return Err(err(
@@ -116,7 +117,10 @@ impl<'a> BeamColumns<'a> {
                         format!("item {i} is null, expected a SID string"),
                     ));
                 }
-                let sid = rec.read_sid(lists.values.value(j));
+                // The string and the ones after it, when 32 bytes are left.
+                let start = offsets[j] as usize;
+                let window = bytes.get(start..start + 32).and_then(|w| w.try_into().ok());
+                let sid = rec.read_sid_in_window(lists.values.value(j), window);
                 rec.beams.push(sid);
             }
         }
