@@ -167,6 +167,8 @@ impl<'a> ArrayBlocks<'a> {
         let mut phase = self.phase;
         let mut record = self.next_record;
         let mut cut = None;
+        // `json.dump` writes the array on one line: then no record needs its line counted.
+        let one_line = memchr::memchr(b'\n', b).is_none();
         if phase == Phase::Start {
             skip_ws(b, &mut i);
             if b.get(i) != Some(&b'[') {
@@ -205,9 +207,10 @@ impl<'a> ArrayBlocks<'a> {
             let Some((end, next_start)) = next else {
                 break;
             };
-            // A SIMD search: the array is usually one line, so the count is nearly always 0.
-            line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
-            counted = start;
+            if !one_line {
+                line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
+                counted = start;
+            }
             block.lines.push((record, line, start, end));
             record += 1;
             phase = Phase::Records;
