@@ -144,22 +144,34 @@ fn main() {
         ],
     ));
 
-    // The same beams as a Parquet table (issue 11: within 1.5x of the JSON Lines path).
+    // The same beams as a Parquet table (issue 11: within 1.5x of the JSON Lines path),
+    // also timed alternately with the JSON Lines run for the ratio.
     let parquet = parquet_beams(&files.beams);
-    rows.push(measure(
-        "eval, Parquet beams (K = 1,5,10,20)",
-        "1000000 items, 200000 users x 20 beams",
-        "<= 1.5x JSON Lines",
-        &[
+    let eval_args = |beams: &Path| {
+        [
             "eval",
             "--index",
             files.index.to_str().unwrap(),
             "--beams",
-            parquet.to_str().unwrap(),
+            beams.to_str().unwrap(),
             "--k",
             "1,5,10,20",
             "--json",
-        ],
+        ]
+        .map(str::to_string)
+    };
+    let (lines_args, parquet_args) = (eval_args(&files.beams), eval_args(&parquet));
+    let ratio = alternated_ratio(
+        "eval, Parquet over JSON Lines",
+        &lines_args,
+        &parquet_args,
+        5,
+    );
+    rows.push(measure(
+        "eval, Parquet beams (K = 1,5,10,20)",
+        "1000000 items, 200000 users x 20 beams",
+        &format!("<= 1.5x JSON Lines (alternated with it: {ratio:.2}x)"),
+        &parquet_args,
     ));
 
     let mut table = String::from(
@@ -311,30 +323,56 @@ fn dataset_shaped(
 
 /// Runs the binary with `args` several times (one warm-up), returning median and min wall time
 /// and the peak resident memory of the child processes.
+/// One `sidlens` run: its wall seconds, peak resident set in KiB and CPU seconds.
+fn run_once<S: AsRef<str>>(label: &str, args: &[S]) -> (f64, i64, f64) {
+    let start = Instant::now();
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped by wait4, which also gives its rusage"
+    )]
+    let child = Command::new(env!("CARGO_BIN_EXE_sidlens"))
+        .args(args.iter().map(|a| a.as_ref()))
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start sidlens");
+    let (status, max_rss_kb, cpu_s) = wait_with_rusage(child.id() as i32);
+    let elapsed = start.elapsed().as_secs_f64();
+    assert!(status == 0, "{label}: sidlens exited with {status}");
+    (elapsed, max_rss_kb, cpu_s)
+}
+
+/// The median wall time of `b` over that of `a`, the two run alternately (`runs` each,
+/// after one of each to warm up): a machine whose speed drifts by a third within minutes
+/// then slows both alike, where one row after the other could favour either.
+fn alternated_ratio<S: AsRef<str>>(label: &str, a: &[S], b: &[S], runs: usize) -> f64 {
+    let (mut times_a, mut times_b) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for i in 0..=runs {
+        let (ta, tb) = (run_once(label, a).0, run_once(label, b).0);
+        if i > 0 {
+            times_a.push(ta);
+            times_b.push(tb);
+        }
+    }
+    times_a.sort_by(f64::total_cmp);
+    times_b.sort_by(f64::total_cmp);
+    let ratio = times_b[runs / 2] / times_a[runs / 2];
+    eprintln!(
+        "{label}: medians {:.3} s and {:.3} s, alternated: {ratio:.2}x",
+        times_a[runs / 2],
+        times_b[runs / 2]
+    );
+    ratio
+}
+
 fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) -> Row {
     let runs = 5;
     let mut times = Vec::with_capacity(runs);
     let mut cpu = Vec::with_capacity(runs);
     let mut peak_kb = 0i64;
     for i in 0..=runs {
-        let start = Instant::now();
-        #[expect(
-            clippy::zombie_processes,
-            reason = "reaped by wait4, which also gives its rusage"
-        )]
-        let child = Command::new(env!("CARGO_BIN_EXE_sidlens"))
-            .args(args.iter().map(|a| a.as_ref()))
-            .arg("--quiet")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start sidlens");
-        let (status, max_rss_kb, cpu_s) = wait_with_rusage(child.id() as i32);
-        let elapsed = start.elapsed().as_secs_f64();
-        assert!(
-            status == 0,
-            "{scenario} {size}: sidlens exited with {status}"
-        );
+        let (elapsed, max_rss_kb, cpu_s) = run_once(&format!("{scenario} {size}"), args);
         peak_kb = peak_kb.max(max_rss_kb);
         if i > 0 {
             times.push(elapsed);
