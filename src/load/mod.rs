@@ -38,3 +38,13 @@ pub fn reject_bom(bytes: &[u8], path: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// `text` with the byte at `at` (modulo its length) replaced by `byte`, as UTF-8 where that
+/// still holds: the one-byte damage the readers' proptests feed to the fast paths and serde.
+#[cfg(test)]
+pub(crate) fn with_byte_changed(text: &str, at: usize, byte: u8) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let at = at % bytes.len();
+    bytes[at] = byte;
+    String::from_utf8_lossy(&bytes).into_owned()
+}
