@@ -13,7 +13,6 @@ pub mod diff;
 pub mod error;
 pub mod generate;
 pub mod html_report;
-pub mod huge_pages;
 pub mod item_view;
 pub mod kernels;
 pub mod load;
