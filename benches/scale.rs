@@ -321,8 +321,6 @@ fn dataset_shaped(
     }
 }
 
-/// Runs the binary with `args` several times (one warm-up), returning median and min wall time
-/// and the peak resident memory of the child processes.
 /// One `sidlens` run: its wall seconds, peak resident set in KiB and CPU seconds.
 fn run_once<S: AsRef<str>>(label: &str, args: &[S]) -> (f64, i64, f64) {
     let start = Instant::now();
@@ -366,6 +364,8 @@ fn alternated_ratio<S: AsRef<str>>(label: &str, a: &[S], b: &[S], runs: usize) -
     ratio
 }
 
+/// Runs the binary with `args` several times (one warm-up), returning median and min wall time
+/// and the peak resident memory of the child processes.
 fn measure<S: AsRef<str>>(scenario: &str, size: &str, target: &str, args: &[S]) -> Row {
     let runs = 5;
     let mut times = Vec::with_capacity(runs);
