@@ -186,11 +186,6 @@ impl Collisions {
         self.group_of[position]
     }
 
-    /// Every item's group, by position (for prefetching ahead of [`Collisions::group_of`]).
-    pub fn group_of_slice(&self) -> &[u32] {
-        &self.group_of
-    }
-
     /// The group whose SID has `key`, if any item has that SID.
     pub fn find(&self, key: SidKey) -> Option<u32> {
         self.keys.binary_search(&key).ok().map(|g| g as u32)

@@ -61,7 +61,7 @@ pub struct Scored {
 /// can also count, per collision group, how many users' beam lists contain the group's SID.
 pub struct Evaluator<'a> {
     index: &'a SidIndex,
-    groups: ItemGroups<'a>,
+    groups: ItemGroups,
     /// Whether `groups` are numbered as [`Collisions`] numbers them (what group credit names).
     groups_in_sid_order: bool,
     compat: Compat,
@@ -108,7 +108,7 @@ impl<'a> Evaluator<'a> {
     fn with_groups(
         index: &'a SidIndex,
         lookup: SidLookup,
-        groups: ItemGroups<'a>,
+        groups: ItemGroups,
         groups_in_sid_order: bool,
         compat: Compat,
     ) -> Self {
@@ -140,11 +140,11 @@ impl<'a> Evaluator<'a> {
         self.compat
     }
 
-    /// Starts loading what evaluating `rec` will look up (its beams' table slots, its target
-    /// id's entry), noting the slots in `probes`; the file readers call it on the next
-    /// record while this one is evaluated.
+    /// Starts loading what evaluating `rec` will look up (its beams' and its target SID's
+    /// table slots, its target id's entry), noting the slots in `probes`; the file readers
+    /// call it on the next record while this one is evaluated.
     fn warm(&self, rec: &BeamRecord, probes: &mut Probes) {
-        self.lookup.locate(rec.beams(), probes);
+        self.lookup.locate(rec.beams(), rec.target(), probes);
         if let Some(id) = rec.target_item() {
             self.index.ids().warm(id);
         }
@@ -267,18 +267,22 @@ impl<'a> Evaluator<'a> {
 
     fn evaluate_beams(&self, rec: &BeamRecord, probes: &Probes, s: &mut Scratch) -> Scored {
         let beams = rec.beams();
-        // Every cache miss of this record is started before waiting on any: the beams' table
-        // slots (by `warm`), then the target item's id lookup, group and codes.
+        // Every cache miss of this record is started before waiting on any: the beams' and
+        // the target SID's table slots (by `warm`), then the target item's id lookup and
+        // codes. The target item's group is usually the target SID's, found with the beams.
         let item_pos = rec
             .target_item()
             .and_then(|id| self.index.ids().position(id));
         if let Some(p) = item_pos {
             prefetch(&self.index.codes(p)[0]);
-            prefetch(&self.groups.group_of[p]);
         }
         score_order(rec.scores(), beams.len(), &mut s.order);
         self.lookup.probe_all(probes, &mut s.found);
-        let item_group = item_pos.map(|p| self.groups.group_of[p]);
+        let target_found = s.found.get(beams.len()).copied().flatten();
+        let found_of = |sid: BeamSid| match rec.target() {
+            Some(target) if target == sid => target_found,
+            _ => self.lookup.find(sid),
+        };
 
         let mut anomalies = Anomalies {
             listed: beams.len() as u64,
@@ -338,11 +342,9 @@ impl<'a> Evaluator<'a> {
         let target_key: Option<(u32, u128)>;
         match self.compat {
             Compat::Faithful => {
-                target_key = match (item_group, item_sid) {
-                    (Some(g), Some(BeamSid::Codes { key, .. })) => {
-                        self.lookup.pack(key).map(|packed| (g, packed))
-                    }
-                    _ => rec.target().and_then(|t| self.group_and_key(t)),
+                target_key = match item_sid.and_then(found_of) {
+                    Some(f) => Some((f.group, f.packed)),
+                    None => rec.target().and_then(found_of).map(|f| (f.group, f.packed)),
                 };
                 let group = target_key.map(|(g, _)| g);
                 outcome.target_group = group;
@@ -358,7 +360,7 @@ impl<'a> Evaluator<'a> {
             }
             Compat::CcePy => {
                 let target = rec.target().or(item_sid);
-                target_key = target.and_then(|t| self.group_and_key(t));
+                target_key = target.and_then(found_of).map(|f| (f.group, f.packed));
                 outcome.target_group = target_key.map(|(g, _)| g);
                 if let Some(target) = target {
                     self.reference_ranks(rec, target, outcome.target_group, s, &mut outcome);
@@ -460,7 +462,7 @@ impl<'a> Evaluator<'a> {
         }
         let outcome = UserOutcome {
             target_item: item_pos.map(|p| p as u32),
-            target_group: item_pos.map(|p| self.groups.group_of[p]),
+            target_group: item_pos.and_then(|p| self.item_group(p)),
             sid_rank: rank,
             repeat_ranks: Box::default(),
             item_block: rank.map(|r| ItemBlock { before: r, size: 1 }),
@@ -493,9 +495,13 @@ impl<'a> Evaluator<'a> {
         ranks.into()
     }
 
-    /// The group of a beam SID and its re-packed key, when the index has that SID.
-    fn group_and_key(&self, sid: BeamSid) -> Option<(u32, u128)> {
-        self.lookup.find(sid).map(|f| (f.group, f.packed))
+    /// The collision group of the item at `position` (its SID's).
+    fn item_group(&self, position: usize) -> Option<u32> {
+        let sid = BeamSid::Codes {
+            key: self.index.key(position),
+            n_levels: self.index.n_levels() as u8,
+        };
+        self.lookup.find(sid).map(|f| f.group)
     }
 }
 

@@ -2,9 +2,6 @@
 //! slots hold the group and its size, with prefetching so that a beam list's cache misses
 //! overlap.
 
-use std::borrow::Cow;
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use rayon::prelude::*;
 
 use crate::collision::Collisions;
@@ -13,22 +10,22 @@ use crate::load::beams::BeamSid;
 use crate::prefetch::prefetch;
 use crate::sid::SidKey;
 
-/// Each item's collision group and each group's size: borrowed from [`Collisions`] (groups
-/// in SID order, as every view names them) or built with the table by
-/// [`SidLookup::grouping`] (numbered in an order of no meaning).
-pub(super) struct ItemGroups<'a> {
-    pub(super) group_of: Cow<'a, [u32]>,
+/// Each collision group's size: from [`Collisions`] (groups in SID order, as every view
+/// names them) or counted with the table by [`SidLookup::grouping`] (numbered in an order of
+/// no meaning). An item's group is its SID's, found in the table.
+pub(super) struct ItemGroups {
     pub(super) sizes: Vec<u32>,
+    n_items: usize,
 }
 
-impl<'a> ItemGroups<'a> {
-    pub(super) fn of(collisions: &'a Collisions) -> Self {
+impl ItemGroups {
+    pub(super) fn of(collisions: &Collisions) -> Self {
         ItemGroups {
-            group_of: Cow::Borrowed(collisions.group_of_slice()),
             sizes: (0..collisions.n_groups() as u32)
                 .into_par_iter()
                 .map(|g| collisions.size(g))
                 .collect(),
+            n_items: collisions.n_items(),
         }
     }
 
@@ -44,7 +41,7 @@ impl<'a> ItemGroups<'a> {
             .map(|&size| size as usize)
             .filter(|&size| size > 1)
             .sum();
-        in_collisions as f64 / self.group_of.len().max(1) as f64
+        in_collisions as f64 / self.n_items.max(1) as f64
     }
 }
 
@@ -139,9 +136,11 @@ enum Table {
     Wide(Buckets<u128>),
 }
 
+/// Slots in power-of-two regions, one per core when the table is filled.
 struct Buckets<K> {
     shift: u32,
     slots: Vec<Bucket<K>>,
+    region_shift: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -217,10 +216,19 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
         // core's 25 ms while the other waited.
         let mut slots = Vec::with_capacity(capacity);
         slots.par_extend(rayon::iter::repeat_n(empty, capacity));
+        let regions = rayon::current_num_threads()
+            .next_power_of_two()
+            .min(capacity);
+        let region_shift = (capacity / regions).trailing_zeros();
         Buckets {
             shift: 64 - capacity.trailing_zeros(),
             slots,
+            region_shift,
         }
+    }
+
+    fn region_len(&self) -> usize {
+        1 << self.region_shift
     }
 
     /// A table of groups `0..n`, `entry(g)` giving a group's re-packed key and size.
@@ -238,7 +246,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
     }
 
     /// Inserts groups `0..n` (`entry(g)` gives the key and size) on every core: the table
-    /// is cut into one region per core, each region takes the keys whose home slot is inside
+    /// is cut into its regions (one per core), each region takes the keys whose home slot is inside
     /// it (scanning every key, which is cheaper than sorting them by region on one core), and
     /// a probe that runs past its region's end is inserted afterwards, across the boundary.
     /// Where a key lands differs from one-by-one insertion, but every probe still walks full
@@ -255,7 +263,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                 (key, size, this.home(key) as u32)
             })
             .collect();
-        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
+        let region_len = self.region_len();
         let overflow: Vec<Vec<u32>> = self
             .slots
             .par_chunks_mut(region_len)
@@ -306,10 +314,11 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
     }
 
     /// Inserts every item's key (`key_of(p)` for positions `0..n`), numbering the distinct
-    /// keys as groups, on every core as [`Buckets::fill`] does; returns each item's group
-    /// and each group's size. Group numbers follow the regions (so the number of threads),
-    /// not SID order: for evaluations that name no group.
-    fn group_items(&mut self, n: usize, key_of: impl Fn(usize) -> K + Sync) -> ItemGroups<'static> {
+    /// keys as groups, on every core as [`Buckets::fill`] does; returns each group's size.
+    /// Each region numbers its groups from 0, then adds the groups of the regions before
+    /// it; group numbers follow the regions (so the number of threads), not SID
+    /// order: for evaluations that name no group.
+    fn group_items(&mut self, n: usize, key_of: impl Fn(usize) -> K + Sync) -> ItemGroups {
         let this = &*self;
         let keyed: Vec<(K, u32)> = (0..n)
             .into_par_iter()
@@ -318,10 +327,8 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                 (key, this.home(key) as u32)
             })
             .collect();
-        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
-        let group_of: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
-        // Each region numbers its own groups from 0; an item whose probe runs past its
-        // region's end is left for the serial pass below.
+        let region_len = self.region_len();
+        // An item whose probe runs past its region's end is left for the serial pass below.
         let regions: Vec<(Vec<u32>, Vec<u32>)> = self
             .slots
             .par_chunks_mut(region_len)
@@ -346,29 +353,23 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                                 break;
                             }
                             Some(slot) if slot.group == EMPTY => {
-                                let g = sizes.len() as u32;
                                 *slot = Bucket {
                                     key,
-                                    group: g,
+                                    group: sizes.len() as u32,
                                     size: 1,
                                 };
                                 sizes.push(1);
-                                group_of[p as usize].store(g, Ordering::Relaxed);
                                 break;
                             }
                             Some(slot) if slot.key == key => {
                                 slot.size += 1;
                                 sizes[slot.group as usize] += 1;
-                                group_of[p as usize].store(slot.group, Ordering::Relaxed);
                                 break;
                             }
                             Some(_) => i += 1,
                         }
                     }
                 }
-                spilled
-                    .iter()
-                    .for_each(|&p| group_of[p as usize].store(EMPTY, Ordering::Relaxed));
                 (sizes, spilled)
             })
             .collect();
@@ -388,12 +389,6 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                     slot.group += offset;
                 }
             });
-        let mut group_of: Vec<u32> = group_of.into_iter().map(AtomicU32::into_inner).collect();
-        group_of
-            .par_iter_mut()
-            .zip(&keyed)
-            .filter(|(g, _)| **g != EMPTY)
-            .for_each(|(g, &(_, home))| *g += offsets[home as usize / region_len]);
         let mut sizes: Vec<u32> = regions
             .iter()
             .flat_map(|(s, _)| s.iter().copied())
@@ -418,12 +413,8 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
             }
             slot.size += 1;
             sizes[slot.group as usize] += 1;
-            group_of[p as usize] = slot.group;
         }
-        ItemGroups {
-            group_of: Cow::Owned(group_of),
-            sizes,
-        }
+        ItemGroups { sizes, n_items: n }
     }
 
     fn probe(&self, key: K, home: usize) -> Option<Found> {
@@ -467,7 +458,7 @@ impl SidLookup {
 
     /// The table and the collision groups of `index` built together, without [`Collisions`]
     /// (which also sorts every item by SID): what an evaluation that names no group needs.
-    pub(super) fn grouping(index: &SidIndex) -> (Self, ItemGroups<'static>) {
+    pub(super) fn grouping(index: &SidIndex) -> (Self, ItemGroups) {
         let repack = Repack::of(index);
         let n = index.n_items();
         let key_of = |p: usize| repack.apply(index.key(p)).expect("index codes are below V");
@@ -492,7 +483,8 @@ impl SidLookup {
     }
 
     /// A key re-packed as [`Found::packed`] is, or `None` when a code is not below V.
-    pub(super) fn pack(&self, key: SidKey) -> Option<u128> {
+    #[cfg(test)]
+    fn pack(&self, key: SidKey) -> Option<u128> {
         self.repack.apply(key)
     }
 
@@ -551,9 +543,13 @@ impl SidLookup {
     /// Computes the home slot of every SID and starts loading it, so that the cache misses
     /// of one list overlap instead of queueing; [`SidLookup::probe_all`] then finds them.
     /// The evaluation does this for the next record while it scores this one.
-    pub(super) fn locate(&self, sids: &[BeamSid], probes: &mut Probes) {
+    /// `also` (a record's target), when given, is located after them.
+    pub(super) fn locate(&self, sids: &[BeamSid], also: Option<BeamSid>, probes: &mut Probes) {
         probes.0.clear();
         probes.0.extend(sids.iter().map(|&sid| self.home(sid)));
+        if let Some(sid) = also {
+            probes.0.push(self.home(sid));
+        }
         for &(_, home) in probes.0.iter().flatten() {
             self.prefetch_slot(home);
         }
@@ -636,7 +632,7 @@ mod tests {
                 BeamSid::Unreadable(Default::default()),
             ];
             let (mut probes, mut out) = (Probes::default(), Vec::new());
-            lookup.locate(&beams, &mut probes);
+            lookup.locate(&beams, None, &mut probes);
             lookup.probe_all(&probes, &mut out);
             assert_eq!(out, vec![Some(found), None, None]);
         }
@@ -653,15 +649,17 @@ mod tests {
         let (lookup, groups) = pool.install(|| SidLookup::grouping(index));
         let collisions = Collisions::new(index);
         assert_eq!(groups.n_groups(), collisions.n_groups());
-        assert_eq!(groups.group_of.len(), index.n_items());
+        // One number per group, each taken by exactly one of Collisions' groups.
         let mut renamed = std::collections::HashMap::new();
         for p in 0..index.n_items() {
-            let (g, c) = (groups.group_of[p], collisions.group_of(p));
+            let c = collisions.group_of(p);
+            let found = lookup.find(sid(index.codes(p))).unwrap();
+            let g = found.group;
             assert_eq!(*renamed.entry(g).or_insert(c), c, "item {p}");
             assert_eq!(groups.sizes[g as usize], collisions.size(c));
-            let found = lookup.find(sid(index.codes(p))).unwrap();
-            assert_eq!((found.group, found.size), (g, collisions.size(c)));
+            assert_eq!(found.size, collisions.size(c));
         }
+        assert_eq!(renamed.len(), collisions.n_groups());
         assert_eq!(
             groups.collision_rate().to_bits(),
             collisions.collision_rate().to_bits()
