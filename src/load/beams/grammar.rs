@@ -23,6 +23,7 @@ fn parse_compact_sid(b: &[u8]) -> Option<(SidKey, u8)> {
 /// string has no escapes or control characters, so this is `parse_compact_sid` of the
 /// string's contents, read in one pass; `None` for anything else (the caller then reads the
 /// string the general way).
+#[inline(always)]
 pub fn parse_quoted_compact_sid(b: &[u8]) -> Option<(SidKey, u8, usize)> {
     if b.first() != Some(&b'"') {
         return None;
@@ -45,7 +46,7 @@ pub fn parse_quoted_compact_sid(b: &[u8]) -> Option<(SidKey, u8, usize)> {
 /// letter and digits, rather than each finding its own end. `None` when a level is not a
 /// short one or the levels do not tile the string exactly; the level-by-level reader then
 /// decides, so both agree.
-#[inline]
+#[inline(always)]
 fn quoted_sid_in_window(b: &[u8]) -> Option<(SidKey, u8, usize)> {
     let window: &[u8; 32] = b.get(1..33)?.try_into().ok()?;
     let masks = ByteMasks::of(window);
@@ -216,7 +217,7 @@ fn next_short_level(
 /// The code of `n_digits` (1 to 4) digits just before the `>` at `window[end]`, from the
 /// four bytes before it: those behind the digits are masked to leading zeros and the digits
 /// folded pairwise, without a branch per byte.
-#[inline]
+#[inline(always)]
 fn short_code(window: &[u8; 32], end: usize, n_digits: usize) -> u16 {
     const ZEROS: u32 = u32::from_le_bytes([b'0'; 4]);
     let word = u32::from_le_bytes([
@@ -244,7 +245,7 @@ struct ByteMasks {
 
 impl ByteMasks {
     #[cfg(target_arch = "x86_64")]
-    #[inline]
+    #[inline(always)]
     fn of(window: &[u8; 32]) -> Self {
         use std::arch::x86_64::{
             __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,

@@ -909,10 +909,17 @@ mod tests {
         )
     }
 
-    /// The fast path either declines or reads exactly what serde reads.
+    /// The fast path either declines or reads exactly what serde reads, and its build for
+    /// CPUs with AVX2 (taken here when the CPU has it) decides as the portable one does.
     fn fast_equals_serde(text: &str) -> std::result::Result<bool, TestCaseError> {
         let mut fast = BeamRecord::default();
         let taken = parse_plain_record(text, &mut fast);
+        let mut portable = BeamRecord::default();
+        let portable_taken = super::fast_path::parse_plain_record_inline(text, &mut portable);
+        prop_assert_eq!(portable_taken, taken, "the builds disagree on {}", text);
+        if taken {
+            prop_assert_eq!(dump(&portable), dump(&fast), "{}", text);
+        }
         let mut slow = BeamRecord::default();
         let serde = parse_with_serde(text, &mut slow);
         if taken {
