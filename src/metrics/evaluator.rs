@@ -341,10 +341,7 @@ impl<'a> Evaluator<'a> {
             }
         }
 
-        let item_sid = item_pos.map(|p| BeamSid::Codes {
-            key: self.index.key(p),
-            n_levels: self.index.n_levels() as u8,
-        });
+        let item_sid = item_pos.map(|p| self.item_sid(p));
         if let (Some(item_sid), Some(target)) = (item_sid, rec.target())
             && item_sid != target
         {
@@ -357,10 +354,10 @@ impl<'a> Evaluator<'a> {
         let target_key: Option<(u32, u128)>;
         match self.compat {
             Compat::Faithful => {
-                target_key = match item_sid.and_then(found_of) {
-                    Some(f) => Some((f.group, f.packed)),
-                    None => rec.target().and_then(found_of).map(|f| (f.group, f.packed)),
-                };
+                target_key = item_sid
+                    .and_then(found_of)
+                    .or_else(|| rec.target().and_then(found_of))
+                    .map(|f| (f.group, f.packed));
                 let group = target_key.map(|(g, _)| g);
                 outcome.target_group = group;
                 if let Some(g) = group
@@ -510,13 +507,17 @@ impl<'a> Evaluator<'a> {
         ranks.into()
     }
 
-    /// The collision group of the item at `position` (its SID's).
-    fn item_group(&self, position: usize) -> Option<u32> {
-        let sid = BeamSid::Codes {
+    /// The SID of the item at `position`, as a beam would name it.
+    fn item_sid(&self, position: usize) -> BeamSid {
+        BeamSid::Codes {
             key: self.index.key(position),
             n_levels: self.index.n_levels() as u8,
-        };
-        self.lookup.find(sid).map(|f| f.group)
+        }
+    }
+
+    /// The collision group of the item at `position` (its SID's).
+    fn item_group(&self, position: usize) -> Option<u32> {
+        self.lookup.find(self.item_sid(position)).map(|f| f.group)
     }
 }
 

@@ -136,11 +136,9 @@ enum Table {
     Wide(Buckets<u128>),
 }
 
-/// Slots in power-of-two regions, one per core when the table is filled.
 struct Buckets<K> {
     shift: u32,
     slots: Vec<Bucket<K>>,
-    region_shift: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -216,19 +214,10 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
         // core's 25 ms while the other waited.
         let mut slots = Vec::with_capacity(capacity);
         slots.par_extend(rayon::iter::repeat_n(empty, capacity));
-        let regions = rayon::current_num_threads()
-            .next_power_of_two()
-            .min(capacity);
-        let region_shift = (capacity / regions).trailing_zeros();
         Buckets {
             shift: 64 - capacity.trailing_zeros(),
             slots,
-            region_shift,
         }
-    }
-
-    fn region_len(&self) -> usize {
-        1 << self.region_shift
     }
 
     /// A table of groups `0..n`, `entry(g)` giving a group's re-packed key and size.
@@ -246,7 +235,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
     }
 
     /// Inserts groups `0..n` (`entry(g)` gives the key and size) on every core: the table
-    /// is cut into its regions (one per core), each region takes the keys whose home slot is inside
+    /// is cut into one region per core, each region takes the keys whose home slot is inside
     /// it (scanning every key, which is cheaper than sorting them by region on one core), and
     /// a probe that runs past its region's end is inserted afterwards, across the boundary.
     /// Where a key lands differs from one-by-one insertion, but every probe still walks full
@@ -263,7 +252,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                 (key, size, this.home(key) as u32)
             })
             .collect();
-        let region_len = self.region_len();
+        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
         let overflow: Vec<Vec<u32>> = self
             .slots
             .par_chunks_mut(region_len)
@@ -327,7 +316,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                 (key, this.home(key) as u32)
             })
             .collect();
-        let region_len = self.region_len();
+        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
         // An item whose probe runs past its region's end is left for the serial pass below.
         let regions: Vec<(Vec<u32>, Vec<u32>)> = self
             .slots
