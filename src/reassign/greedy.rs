@@ -19,9 +19,8 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
             keeper[j] = Some(r);
         }
     }
-    let mut losers: Vec<usize> = (0..h)
-        .filter(|&r| keeper[problem.native_col(r)] != Some(r))
-        .collect();
+    let mut losers: Vec<usize> = Vec::with_capacity(h);
+    losers.extend((0..h).filter(|&r| keeper[problem.native_col(r)] != Some(r)));
     losers.sort_by(|&a, &b| {
         let (da, db) = (
             problem.dist(a, problem.native_col(a)),

@@ -12,8 +12,10 @@
 const NONE: usize = usize::MAX;
 
 /// The assignment of the `rows × cols` matrix `weights` (row-major, `rows ≤ cols`) that
-/// maximises the total weight: each row's column. The caller keeps the labels in range
-/// (ZCR's [`super::zcr`] bounds every entry so that no label sum overflows).
+/// maximises the total weight: each row's column. `row_maxima` holds each row's largest
+/// weight, the crate's first labels (ZCR knows them without a pass over the matrix: its
+/// native columns'). The caller keeps the labels in range (ZCR's [`super::zcr`] bounds every
+/// entry so that no label sum overflows).
 ///
 /// The crate's steps, done with less work per step: while one root's tree grows, each step's
 /// delta is added to one running total rather than to every free column's slack and every
@@ -22,20 +24,18 @@ const NONE: usize = usize::MAX;
 /// the phase what was added since it joined. The new row's slacks and the next least slack
 /// are then one pass over the columns instead of three. Integer sums in another order: the
 /// same labels, slacks and choices.
-pub(crate) fn max_weight_assignment(weights: &[i128], rows: usize, cols: usize) -> Vec<usize> {
+pub(crate) fn max_weight_assignment(
+    weights: &[i128],
+    rows: usize,
+    cols: usize,
+    row_maxima: Vec<i128>,
+) -> Vec<usize> {
     assert!(rows <= cols, "more rows than columns");
     assert_eq!(weights.len(), rows * cols, "a rows × cols matrix");
+    assert_eq!(row_maxima.len(), rows, "one maximum per row");
     let mut xy = vec![NONE; rows];
     let mut yx = vec![NONE; cols];
-    let mut lx: Vec<i128> = (0..rows)
-        .map(|x| {
-            weights[x * cols..(x + 1) * cols]
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let mut lx = row_maxima;
     let mut ly = vec![0i128; cols];
     // Rows and columns of the tree, each with the running total of deltas when it joined.
     let mut tree_rows: Vec<(usize, i128)> = Vec::with_capacity(rows);
@@ -118,6 +118,19 @@ mod tests {
     use pathfinding::matrix::Matrix;
     use proptest::prelude::*;
 
+    /// Each row's largest weight, as the crate's first labels are.
+    fn maxima(weights: &[i128], rows: usize, cols: usize) -> Vec<i128> {
+        (0..rows)
+            .map(|x| {
+                weights[x * cols..(x + 1) * cols]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
     proptest! {
         #[test]
         fn takes_the_crates_steps_so_ties_end_alike(
@@ -131,7 +144,7 @@ mod tests {
         ) {
             let matrix = Matrix::from_vec(rows, cols, weights.clone()).unwrap();
             let (_, expected) = kuhn_munkres(&matrix);
-            prop_assert_eq!(max_weight_assignment(&weights, rows, cols), expected);
+            prop_assert_eq!(max_weight_assignment(&weights, rows, cols, maxima(&weights, rows, cols)), expected);
         }
     }
 
@@ -151,7 +164,7 @@ mod tests {
         ) {
             let matrix = Matrix::from_vec(rows, cols, weights.clone()).unwrap();
             let (_, expected) = kuhn_munkres(&matrix);
-            prop_assert_eq!(max_weight_assignment(&weights, rows, cols), expected);
+            prop_assert_eq!(max_weight_assignment(&weights, rows, cols, maxima(&weights, rows, cols)), expected);
         }
     }
 
@@ -168,6 +181,14 @@ mod tests {
                 }
             }
         }
-        assert_eq!(total(&max_weight_assignment(&weights, 3, 4)), best);
+        assert_eq!(
+            total(&max_weight_assignment(
+                &weights,
+                3,
+                4,
+                maxima(&weights, 3, 4)
+            )),
+            best
+        );
     }
 }

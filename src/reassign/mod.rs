@@ -425,19 +425,20 @@ fn plan_group(
         });
     }
     // Codes run up to V − 1 ≤ 65,535: count in usize (V itself may not fit a Code).
-    let columns: Vec<Code> = (0..capacity)
-        .map(|c| c as Code)
-        .filter(|&c| {
-            if is_native[c as usize] {
-                shared.binary_search(&c).is_ok()
-            } else {
-                cost.is_available(c)
-            }
-        })
-        .collect();
-    let rows: Vec<usize> = (0..items.len())
-        .filter(|&k| collisions.size(collisions.group_of(items[k] as usize)) > 1)
-        .collect();
+    // Filtered ranges are collected into vectors of their full length: grown step by step,
+    // each took several reallocations per group.
+    let mut columns: Vec<Code> = Vec::with_capacity(capacity);
+    columns.extend((0..capacity).map(|c| c as Code).filter(|&c| {
+        if is_native[c as usize] {
+            shared.binary_search(&c).is_ok()
+        } else {
+            cost.is_available(c)
+        }
+    }));
+    let mut rows: Vec<usize> = Vec::with_capacity(items.len());
+    rows.extend(
+        (0..items.len()).filter(|&k| collisions.size(collisions.group_of(items[k] as usize)) > 1),
+    );
     let problem = build_problem(index, cost, &items, &native, &rows, &columns, scratch)?;
     let assign = |cols: Vec<usize>| {
         let mut codes = native.clone();

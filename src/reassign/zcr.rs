@@ -48,7 +48,9 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     for r in 0..h {
         keep[problem.native_col(r)] = true;
     }
-    let free: Vec<usize> = (0..cols).filter(|&j| !keep[j]).collect();
+    // Collected at full length: grown step by step, they reallocated several times a group.
+    let mut free: Vec<usize> = Vec::with_capacity(cols);
+    free.extend((0..cols).filter(|&j| !keep[j]));
     let movers = h - (cols - free.len());
     assert!(
         cols <= 1 << COLUMN_BITS,
@@ -116,7 +118,8 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     } else {
         free.iter().for_each(|&j| keep[j] = true);
     }
-    let kept: Vec<usize> = (0..cols).filter(|&j| keep[j]).collect();
+    let mut kept: Vec<usize> = Vec::with_capacity(cols);
+    kept.extend((0..cols).filter(|&j| keep[j]));
     // Negated costs: the least total cost is the greatest total weight.
     let mut weights = Vec::with_capacity(h * kept.len());
     for r in 0..h {
@@ -130,7 +133,17 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
             scale.push_negated_costs(r, native, |j| row[j], &kept, &mut weights);
         }
     }
-    let assignment = max_weight_assignment(&weights, h, kept.len());
+    // A row's largest weight is its native column's: every other entry costs M more, more
+    // than any ΔD and tie-break part can make up (see `Scaling`).
+    let row_maxima = (0..h)
+        .map(|r| {
+            let at = kept
+                .binary_search(&problem.native_col(r))
+                .expect("native columns are kept");
+            weights[r * kept.len() + at]
+        })
+        .collect();
+    let assignment = max_weight_assignment(&weights, h, kept.len(), row_maxima);
     assignment.into_iter().map(|k| kept[k]).collect()
 }
 
@@ -427,6 +440,30 @@ mod tests {
             for d in deltas.into_iter().filter(|d| d.abs() <= max_abs) {
                 assert_eq!(s.quanta_int(d), s.quanta(d) as i64, "{d:e} (h = {h})");
             }
+        }
+    }
+
+    #[test]
+    fn a_rows_largest_weight_is_its_native_columns() {
+        // What lets `solve` hand Kuhn–Munkres its first labels without a pass over the matrix.
+        let mut rng = Rng(0x1abe1);
+        for case in 0..2000 {
+            let h = 1 + rng.below(300);
+            let cols = h + rng.below(300);
+            let s = Scaling::new(h, cols, 1.0);
+            let (row, native) = (rng.below(h), rng.below(cols));
+            let quanta: Vec<i64> = (0..cols)
+                .map(|j| match (j == native, rng.below(3)) {
+                    (true, _) => 0,
+                    (false, 0) => s.quanta_int(-1.0),
+                    (false, _) => s.quanta_int(rng.below(2001) as f64 / 1000.0 - 1.0),
+                })
+                .collect();
+            let columns: Vec<usize> = (0..cols).collect();
+            let mut weights = Vec::new();
+            s.push_negated_costs(row, native, |j| quanta[j], &columns, &mut weights);
+            let beaten = (0..cols).all(|j| j == native || weights[j] < weights[native]);
+            assert!(beaten, "case {case}: h = {h}, cols = {cols}");
         }
     }
 
