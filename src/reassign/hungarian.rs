@@ -36,36 +36,32 @@ pub(crate) fn max_weight_assignment(
     let mut xy = vec![NONE; rows];
     let mut yx = vec![NONE; cols];
     let mut lx = row_maxima;
-    let mut ly = vec![0i128; cols];
+    let mut columns = vec![Column::default(); cols];
     // Rows and columns of the tree, each with the running total of deltas when it joined.
     let mut tree_rows: Vec<(usize, i128)> = Vec::with_capacity(rows);
     let mut tree_cols: Vec<(usize, i128)> = Vec::with_capacity(cols);
-    let mut alternating = vec![NONE; cols];
-    // A free column's least slack plus `added`, and the tree row it is to.
-    let mut slack = vec![0i128; cols];
-    let mut slack_row = vec![0usize; cols];
     for root in 0..rows {
-        alternating.fill(NONE);
         tree_rows.clear();
         tree_cols.clear();
         tree_rows.push((root, 0));
         let mut added: i128 = 0;
-        let root_row = &weights[root * cols..(root + 1) * cols];
+        let (root_label, root_row) = (lx[root], &weights[root * cols..(root + 1) * cols]);
         // The column of least slack (the first of equals) and its row, found as slacks change.
         let (mut least, mut x, mut y) = (i128::MAX, root, 0);
-        for (yy, ((s, &l), &w)) in slack.iter_mut().zip(&ly).zip(root_row).enumerate() {
-            *s = lx[root] + l - w;
-            if *s < least {
-                (least, y) = (*s, yy);
+        for (yy, (c, &w)) in columns.iter_mut().zip(root_row).enumerate() {
+            c.tree_row = NONE;
+            c.slack_row = root;
+            c.slack = root_label + c.label - w;
+            if c.slack < least {
+                (least, y) = (c.slack, yy);
             }
         }
-        slack_row.fill(root);
         let free_end = loop {
             let delta = least - added;
             if delta > 0 {
                 added += delta;
             }
-            alternating[y] = x;
+            columns[y].tree_row = x;
             tree_cols.push((y, added));
             if yx[y] == NONE {
                 break y;
@@ -76,19 +72,16 @@ pub(crate) fn max_weight_assignment(
             // carry `added`.
             let (label, row) = (lx[next] + added, &weights[next * cols..(next + 1) * cols]);
             least = i128::MAX;
-            let columns = alternating
-                .iter()
-                .zip(slack.iter_mut())
-                .zip(slack_row.iter_mut());
-            for (yy, (((&a, s), r), (&l, &w))) in columns.zip(ly.iter().zip(row)).enumerate() {
-                if a == NONE {
-                    let alternate = label + l - w;
-                    if *s > alternate {
-                        *s = alternate;
-                        *r = next;
-                    }
-                    if *s < least {
-                        (least, x, y) = (*s, *r, yy);
+            for (yy, (c, &w)) in columns.iter_mut().zip(row).enumerate() {
+                if c.tree_row == NONE {
+                    // Written unconditionally (select, not branch): whether the new row
+                    // comes closer is a coin toss the branch predictor loses.
+                    let alternate = label + c.label - w;
+                    let closer = alternate < c.slack;
+                    c.slack = if closer { alternate } else { c.slack };
+                    c.slack_row = if closer { next } else { c.slack_row };
+                    if c.slack < least {
+                        (least, x, y) = (c.slack, c.slack_row, yy);
                     }
                 }
             }
@@ -97,11 +90,11 @@ pub(crate) fn max_weight_assignment(
             lx[t] -= added - joined;
         }
         for &(c, joined) in &tree_cols {
-            ly[c] += added - joined;
+            columns[c].label += added - joined;
         }
         let mut y = free_end;
         while y != NONE {
-            let x = alternating[y];
+            let x = columns[y].tree_row;
             let previous = xy[x];
             yx[y] = x;
             xy[x] = y;
@@ -109,6 +102,31 @@ pub(crate) fn max_weight_assignment(
         }
     }
     xy
+}
+
+/// One column during a root's phase, its fields side by side: the pass over the columns for
+/// each row joining the tree then walks one array instead of five, and keeps its pointers
+/// in registers.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    label: i128,
+    /// The least slack to a tree row, plus the running total of deltas.
+    slack: i128,
+    /// The tree row of that slack.
+    slack_row: usize,
+    /// The tree row it was reached from; `NONE` while outside the tree.
+    tree_row: usize,
+}
+
+impl Default for Column {
+    fn default() -> Self {
+        Column {
+            label: 0,
+            slack: 0,
+            slack_row: 0,
+            tree_row: NONE,
+        }
+    }
 }
 
 #[cfg(test)]
