@@ -29,12 +29,14 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         da.total_cmp(&db).then(a.cmp(&b))
     });
     for r in losers {
-        // The first unused column of least distance (distances are finite).
+        // The first unused column of least distance: distances are finite, so the first
+        // unused one is below the starting infinity. Selected, not branched on: which
+        // column is nearer is unpredictable.
         let (mut best, mut least) = (usize::MAX, f64::INFINITY);
         for (j, (&d, &taken)) in problem.row(r).iter().zip(&used).enumerate() {
-            if !taken && (d < least || best == usize::MAX) {
-                (best, least) = (j, d);
-            }
+            let nearer = !taken & (d < least);
+            best = if nearer { j } else { best };
+            least = if nearer { d } else { least };
         }
         assert!(
             best != usize::MAX,

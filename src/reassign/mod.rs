@@ -543,7 +543,9 @@ fn build_problem(
         cost.last_level_distances(residual, every_code);
         let start = dist.len();
         dist.extend(columns.iter().map(|&c| every_code[c as usize]));
-        if dist[start..].iter().any(|d| !d.is_finite()) {
+        // Every value tested (no early exit), so the test is vectorised.
+        let finite = dist[start..].iter().fold(true, |ok, d| ok & d.is_finite());
+        if !finite {
             return Err(Error::Invalid(format!(
                 "{}: squared distances of item \"{}\" overflow (latent or codebook values too large)",
                 cost.latents().path().display(),
