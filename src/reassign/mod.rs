@@ -765,6 +765,30 @@ mod tests {
         assert_eq!(resolved, vec![0, 1]);
     }
 
+    #[test]
+    fn distances_that_overflow_are_an_error_naming_the_latents_and_the_item() {
+        let idx = index(r#"{"0": [1, 0], "1": [1, 0], "7": [1, 0]}"#, Some(4));
+        let latents = Latents::from_f64(
+            Path::new("huge.npy"),
+            Array2::from_shape_vec((8, 1), vec![0.0, 1e300, 0.0, 0.0, 0.0, 0.0, 0.0, 1e200])
+                .unwrap(),
+        )
+        .unwrap();
+        let cb = crate::load::Codebooks::from_array(
+            Path::new("c.npy"),
+            ndarray::Array3::zeros((2, 4, 1)),
+        )
+        .unwrap();
+        let cost = CostModel::from_codebooks(&idx, latents, &cb).unwrap();
+        let Err(err) = plan(&idx, &Collisions::new(&idx), Some(&cost), &NoProgress) else {
+            panic!("an error");
+        };
+        assert_eq!(
+            err.to_string(),
+            "huge.npy: squared distances of item \"1\" overflow (latent or codebook values too large)"
+        );
+    }
+
     struct CancelAtOnce;
 
     impl Progress for CancelAtOnce {
