@@ -19,9 +19,6 @@ pub(super) struct FastIndex {
 /// Below this many bytes a file is read on one thread (splitting would not pay).
 const MIN_CHUNK_BYTES: usize = 1 << 20;
 
-/// Chunks per core of a large file.
-const CHUNKS_PER_CORE: usize = 4;
-
 /// Reads `bytes` if it is a plain index; `None` sends it to the serde path.
 pub(super) fn parse(bytes: &[u8]) -> Option<FastIndex> {
     let mut i = 0;
@@ -31,11 +28,8 @@ pub(super) fn parse(bytes: &[u8]) -> Option<FastIndex> {
     }
     i += 1;
     skip_ws(bytes, &mut i);
-    // Four chunks a core: a core busy with other work when the parse starts (`zcr` reads and
-    // checks the latents beside it) takes its share later instead of leaving one core to
-    // parse half the file after the other has finished.
     let threads = rayon::current_num_threads().max(1);
-    let n_chunks = (bytes.len() / MIN_CHUNK_BYTES).clamp(1, CHUNKS_PER_CORE * threads);
+    let n_chunks = (bytes.len() / MIN_CHUNK_BYTES).clamp(1, threads);
     // A split guessed inside an odd id fails its proof; one chunk then settles it.
     parse_in_chunks(bytes, i, n_chunks).or_else(|| {
         (n_chunks > 1)

@@ -21,7 +21,7 @@ pub use input::{Input, read_input};
 pub use interactions::Interactions;
 pub use items::{ItemInfo, ItemTexts};
 pub use tokenizer::TokenizerFiles;
-pub use vectors::{Codebooks, Latents, LatentsView};
+pub use vectors::{Codebooks, Latents, LatentsView, UncheckedLatents};
 
 use std::path::Path;
 

@@ -119,10 +119,35 @@ trait MappedFloat {}
 impl MappedFloat for f32 {}
 impl MappedFloat for f64 {}
 
+/// Latents read but not yet checked to be finite: [`UncheckedLatents::check`] gives the
+/// [`Latents`].
+#[derive(Debug)]
+pub struct UncheckedLatents(Latents);
+
+impl UncheckedLatents {
+    /// The latents once every value is known to be finite; else an error naming the first
+    /// row and column that is not.
+    pub fn check(self) -> Result<Latents> {
+        let latents = self.0;
+        match latents.view() {
+            LatentsView::F32(a) => check_finite_rows(&latents.path, &a)?,
+            LatentsView::F64(a) => check_finite_rows(&latents.path, &a)?,
+        }
+        Ok(latents)
+    }
+}
+
 impl Latents {
     /// Reads an N×d float `.npy`, `.safetensors` or `.pt` file (`FILE#NAME` picks a tensor)
     /// and checks every value is finite. Float16 and bfloat16 are held as float32.
     pub fn load(path: &Path) -> Result<Self> {
+        Self::read(path)?.check()
+    }
+
+    /// [`Latents::load`] without the check of every value, which [`UncheckedLatents::check`]
+    /// does later: a large mapped file's check is a pass over all of it, which a caller can
+    /// run where both cores are free (`zcr` parses the index beside the read).
+    pub fn read(path: &Path) -> Result<UncheckedLatents> {
         let rows = match tensors::format_of(path)? {
             Some(TensorFormat::Safetensors | TensorFormat::Torch) => {
                 let t = tensors::read_one(path, 2, "latents or embeddings, N × d")?;
@@ -165,11 +190,7 @@ impl Latents {
                 ),
             ));
         }
-        match latents.view() {
-            LatentsView::F32(a) => check_finite_rows(path, &a)?,
-            LatentsView::F64(a) => check_finite_rows(path, &a)?,
-        }
-        Ok(latents)
+        Ok(UncheckedLatents(latents))
     }
 
     /// Latents held in memory (tests, synthetic data); `path` names them in messages.

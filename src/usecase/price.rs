@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::collision::Collisions;
 use crate::error::Result;
-use crate::load::{Codebooks, Latents, SidIndex};
+use crate::load::{Codebooks, Latents, SidIndex, UncheckedLatents};
 use crate::progress::Progress;
 use crate::reassign::{self, CostModel, Plan};
 
@@ -21,12 +21,15 @@ pub fn cost_model(
     cost_model_of(index, vectors, progress)
 }
 
-/// A tokenizer's latents and, when given, its codebooks, read but not yet checked against an
-/// index: reading them needs no index, so it can run beside the index's parse.
+/// A tokenizer's latents and, when given, its codebooks, read but not yet checked: reading
+/// them needs no index, so it can run beside the index's parse, and the pass over every
+/// latent (are they finite) runs in [`cost_model_of`], where both cores are free.
 #[derive(Debug)]
 pub struct Vectors {
-    latents: Latents,
-    codebooks: Option<Codebooks>,
+    latents: UncheckedLatents,
+    /// The codebooks, or the error reading them: reported after the latents' check, as when
+    /// the latents were checked as they were read.
+    codebooks: Option<Result<Codebooks>>,
 }
 
 /// Reads the latents and codebooks of [`cost_model`]; `None` without latents.
@@ -39,14 +42,11 @@ pub fn read_vectors(
         return Ok(None);
     };
     progress.stage("reading latents", 0);
-    let latents = Latents::load(latents)?;
-    let codebooks = match codebooks {
-        Some(path) => {
-            progress.stage("reading codebooks", 0);
-            Some(Codebooks::load(path)?)
-        }
-        None => None,
-    };
+    let latents = Latents::read(latents)?;
+    let codebooks = codebooks.map(|path| {
+        progress.stage("reading codebooks", 0);
+        Codebooks::load(path)
+    });
     Ok(Some(Vectors { latents, codebooks }))
 }
 
@@ -59,8 +59,9 @@ pub fn cost_model_of(
     let Some(Vectors { latents, codebooks }) = vectors else {
         return Ok(None);
     };
+    let latents = latents.check()?;
     let model = match codebooks {
-        Some(codebooks) => CostModel::from_codebooks(index, latents, &codebooks)?,
+        Some(codebooks) => CostModel::from_codebooks(index, latents, &codebooks?)?,
         None => CostModel::estimate(index, latents, progress)?,
     };
     Ok(Some(model))
