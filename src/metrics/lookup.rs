@@ -220,6 +220,11 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
         }
     }
 
+    /// Slots per region of the parallel fills: one region per core.
+    fn region_len(&self) -> usize {
+        self.slots.len().div_ceil(rayon::current_num_threads())
+    }
+
     /// A table of groups `0..n`, `entry(g)` giving a group's re-packed key and size.
     fn filled(n: usize, entry: impl Fn(u32) -> (u128, u32) + Sync) -> Self {
         let mut t = Self::new(n);
@@ -252,7 +257,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                 (key, size, this.home(key) as u32)
             })
             .collect();
-        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
+        let region_len = self.region_len();
         let overflow: Vec<Vec<u32>> = self
             .slots
             .par_chunks_mut(region_len)
@@ -316,7 +321,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
                 (key, this.home(key) as u32)
             })
             .collect();
-        let region_len = self.slots.len().div_ceil(rayon::current_num_threads());
+        let region_len = self.region_len();
         // An item whose probe runs past its region's end is left for the serial pass below.
         let regions: Vec<(Vec<u32>, Vec<u32>)> = self
             .slots
