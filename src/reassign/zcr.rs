@@ -133,17 +133,15 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
             scale.push_negated_costs(r, native, |j| row[j], &kept, &mut weights);
         }
     }
-    // A row's largest weight is its native column's: every other entry costs M more, more
-    // than any ΔD and tie-break part can make up (see `Scaling`).
-    let row_maxima = (0..h)
+    // A row's largest weight is its native column's alone: every other entry costs M more,
+    // more than any ΔD and tie-break part can make up (see `Scaling`).
+    let natives: Vec<usize> = (0..h)
         .map(|r| {
-            let at = kept
-                .binary_search(&problem.native_col(r))
-                .expect("native columns are kept");
-            weights[r * kept.len() + at]
+            kept.binary_search(&problem.native_col(r))
+                .expect("native columns are kept")
         })
         .collect();
-    let assignment = max_weight_assignment(&weights, h, kept.len(), row_maxima);
+    let assignment = max_weight_assignment(&weights, h, kept.len(), &natives);
     assignment.into_iter().map(|k| kept[k]).collect()
 }
 
@@ -445,7 +443,8 @@ mod tests {
 
     #[test]
     fn a_rows_largest_weight_is_its_native_columns() {
-        // What lets `solve` hand Kuhn–Munkres its first labels without a pass over the matrix.
+        // What lets `solve` hand Kuhn–Munkres each row's first best column (its native one)
+        // without a pass over the matrix.
         let mut rng = Rng(0x1abe1);
         for case in 0..2000 {
             // Every 100th case a group of thousands of rows, whose model drops the code term.
