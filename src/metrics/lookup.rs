@@ -153,7 +153,7 @@ const EMPTY: u32 = u32::MAX;
 /// How many inserts ahead a fill prefetches, so that its random writes overlap.
 const AHEAD: usize = 16;
 
-trait SlotKey: Copy + Eq + Default {
+trait SlotKey: Copy + Eq + Default + Send + Sync {
     fn hash(self) -> u64;
     fn widen(self) -> u128;
     /// A re-packed key that fits this width.
@@ -202,7 +202,7 @@ impl SlotKey for u128 {
     }
 }
 
-impl<K: SlotKey + Send + Sync> Buckets<K> {
+impl<K: SlotKey> Buckets<K> {
     fn new(n: usize) -> Self {
         let capacity = (2 * n).next_power_of_two().max(16);
         let empty = Bucket {
@@ -245,10 +245,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
     /// a probe that runs past its region's end is inserted afterwards, across the boundary.
     /// Where a key lands differs from one-by-one insertion, but every probe still walks full
     /// slots from its home to its key, so lookups find the same groups.
-    fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync)
-    where
-        K: Send + Sync,
-    {
+    fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync) {
         let this = &*self;
         let entries: Vec<(K, u32, u32)> = (0..n as u32)
             .into_par_iter()
@@ -411,6 +408,7 @@ impl<K: SlotKey + Send + Sync> Buckets<K> {
         ItemGroups { sizes, n_items: n }
     }
 
+    #[inline]
     fn probe(&self, key: K, home: usize) -> Option<Found> {
         let mask = self.slots.len() - 1;
         let mut i = home;
@@ -494,9 +492,10 @@ impl SidLookup {
         ((bits * u32::from(n_levels) - 1 - highest) / bits) as usize
     }
 
-    /// The repacked key of a beam SID and its home slot, when it can be in the index.
+    /// The repacked key of a beam SID and its home slot in `table`, when it can be in the
+    /// index.
     #[inline]
-    fn home(&self, sid: BeamSid) -> Option<(u128, usize)> {
+    fn home_in<K: SlotKey>(&self, table: &Buckets<K>, sid: BeamSid) -> Option<(u128, usize)> {
         let BeamSid::Codes { key, n_levels } = sid else {
             return None;
         };
@@ -504,58 +503,70 @@ impl SidLookup {
             return None;
         }
         let packed = self.repack.apply(key)?;
-        Some(match &self.table {
-            Table::Tight(t) => (packed, t.home(packed as u32)),
-            Table::Narrow(t) => (packed, t.home(packed as u64)),
-            Table::Wide(t) => (packed, t.home(packed)),
-        })
-    }
-
-    fn probe(&self, packed: u128, home: usize) -> Option<Found> {
-        match &self.table {
-            Table::Tight(t) => t.probe(packed as u32, home),
-            Table::Narrow(t) => t.probe(packed as u64, home),
-            Table::Wide(t) => t.probe(packed, home),
-        }
+        Some((packed, table.home(K::narrow(packed))))
     }
 
     /// The group of a beam SID, when the index has that SID.
     pub(super) fn find(&self, sid: BeamSid) -> Option<Found> {
-        let (packed, home) = self.home(sid)?;
-        self.probe(packed, home)
+        match &self.table {
+            Table::Tight(t) => self.find_in(t, sid),
+            Table::Narrow(t) => self.find_in(t, sid),
+            Table::Wide(t) => self.find_in(t, sid),
+        }
     }
 
-    /// Starts loading the slot at `home`.
-    fn prefetch_slot(&self, home: usize) {
-        match &self.table {
-            Table::Tight(t) => prefetch(&t.slots[home]),
-            Table::Narrow(t) => prefetch(&t.slots[home]),
-            Table::Wide(t) => prefetch(&t.slots[home]),
-        }
+    fn find_in<K: SlotKey>(&self, table: &Buckets<K>, sid: BeamSid) -> Option<Found> {
+        let (packed, home) = self.home_in(table, sid)?;
+        table.probe(K::narrow(packed), home)
     }
 
     /// Computes the home slot of every SID and starts loading it, so that the cache misses
     /// of one list overlap instead of queueing; [`SidLookup::probe_all`] then finds them.
     /// The evaluation does this for the next record while it scores this one.
-    /// `also` (a record's target), when given, is located after them.
+    /// `also` (a record's target), when given, is located after them. The table's width is
+    /// matched once a list, not once a SID.
     pub(super) fn locate(&self, sids: &[BeamSid], also: Option<BeamSid>, probes: &mut Probes) {
+        match &self.table {
+            Table::Tight(t) => self.locate_in(t, sids, also, probes),
+            Table::Narrow(t) => self.locate_in(t, sids, also, probes),
+            Table::Wide(t) => self.locate_in(t, sids, also, probes),
+        }
+    }
+
+    fn locate_in<K: SlotKey>(
+        &self,
+        table: &Buckets<K>,
+        sids: &[BeamSid],
+        also: Option<BeamSid>,
+        probes: &mut Probes,
+    ) {
         probes.0.clear();
-        probes.0.extend(sids.iter().map(|&sid| self.home(sid)));
+        probes
+            .0
+            .extend(sids.iter().map(|&sid| self.home_in(table, sid)));
         if let Some(sid) = also {
-            probes.0.push(self.home(sid));
+            probes.0.push(self.home_in(table, sid));
         }
         for &(_, home) in probes.0.iter().flatten() {
-            self.prefetch_slot(home);
+            prefetch(&table.slots[home]);
         }
     }
 
     pub(super) fn probe_all(&self, probes: &Probes, out: &mut Vec<Option<Found>>) {
+        match &self.table {
+            Table::Tight(t) => Self::probe_all_in(t, probes, out),
+            Table::Narrow(t) => Self::probe_all_in(t, probes, out),
+            Table::Wide(t) => Self::probe_all_in(t, probes, out),
+        }
+    }
+
+    fn probe_all_in<K: SlotKey>(table: &Buckets<K>, probes: &Probes, out: &mut Vec<Option<Found>>) {
         out.clear();
         out.extend(
             probes
                 .0
                 .iter()
-                .map(|p| p.and_then(|(packed, home)| self.probe(packed, home))),
+                .map(|p| p.and_then(|(packed, home)| table.probe(K::narrow(packed), home))),
         );
     }
 }
