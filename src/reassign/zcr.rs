@@ -38,10 +38,7 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         return Vec::new();
     }
     let max_abs = (0..h)
-        .map(|r| {
-            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
-            row.iter().fold(0.0f64, |m, &d| m.max((d - native).abs()))
-        })
+        .map(|r| largest_gap(problem.row(r), problem.dist(r, problem.native_col(r))))
         .fold(0.0f64, f64::max);
     let scale = Scaling::new(h, cols, max_abs);
     let mut keep = vec![false; cols];
@@ -143,6 +140,25 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         .collect();
     let assignment = max_weight_assignment(&weights, h, kept.len(), &natives);
     assignment.into_iter().map(|k| kept[k]).collect()
+}
+
+/// The largest `|d − native|` over a row, as a fold of `f64::max` finds it: the distances
+/// are finite (checked when the problem is built), so max is exact in any order, and eight
+/// running maxima compare with vector instructions where `f64::max`'s NaN rules kept the
+/// fold to one element at a time (7.5 instructions an entry, 100 M at 200k items).
+fn largest_gap(row: &[f64], native: f64) -> f64 {
+    let larger = |a: f64, b: f64| if b > a { b } else { a };
+    let mut lanes = [0.0f64; 8];
+    let chunks = row.chunks_exact(lanes.len());
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (lane, &d) in lanes.iter_mut().zip(chunk) {
+            *lane = larger(*lane, (d - native).abs());
+        }
+    }
+    let head = lanes.into_iter().fold(0.0, larger);
+    rest.iter()
+        .fold(head, |m, &d| larger(m, (d - native).abs()))
 }
 
 /// The integer cost model of one group: the weights M (per change), T (per ΔD quantum) and
@@ -469,6 +485,24 @@ mod tests {
             s.push_negated_costs(row, native, |j| quanta[j], &columns, &mut weights);
             let beaten = (0..cols).all(|j| j == native || weights[j] < weights[native]);
             assert!(beaten, "case {case}: h = {h}, cols = {cols}");
+        }
+    }
+
+    #[test]
+    fn largest_gap_is_the_max_fold() {
+        let mut rng = Rng(0x9a9);
+        for len in 0..40 {
+            let row: Vec<f64> = (0..len)
+                .map(|_| rng.below(1_000_001) as f64 * 2f64.powi(rng.below(80) as i32 - 40))
+                .collect();
+            for native in row.iter().copied().chain([0.0, 1e-300, 3.5]) {
+                let folded = row.iter().fold(0.0f64, |m, &d| m.max((d - native).abs()));
+                assert_eq!(
+                    largest_gap(&row, native).to_bits(),
+                    folded.to_bits(),
+                    "{row:?}"
+                );
+            }
         }
     }
 
