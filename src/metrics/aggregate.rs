@@ -104,7 +104,11 @@ impl Accumulator {
                 }
             }
         }
+        let first_scoring_k = o.first_scoring_k();
         for (i, &k) in self.ks.iter().enumerate() {
+            if k < first_scoring_k {
+                continue;
+            }
             let v = o.values(k);
             self.sums[i].add(v);
             if let (Some(groups), Some(slot)) = (self.groups.as_mut(), credit_slot) {

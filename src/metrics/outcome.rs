@@ -103,7 +103,25 @@ impl UserOutcome {
         }
     }
 
-    /// All four metrics at K.
+    /// The least K at which some metric is not 0 (`usize::MAX`: none ever is): the target's
+    /// SID, a repeat of it or its group's block must be among the first K. Below it every
+    /// value is +0.0, which leaves a sum of non-negative values as it is, so sums skip it (half
+    /// the users of a typical run miss at every K).
+    pub fn first_scoring_k(&self) -> usize {
+        let ranks = self.sid_rank.iter().chain(self.repeat_ranks.iter());
+        let block = self.item_block.map(|b| match b.size {
+            // An empty block's ItemHit is 0/0 at every K.
+            0 => 0,
+            _ => b.before as usize + 1,
+        });
+        ranks
+            .map(|&r| r as usize + 1)
+            .chain(block)
+            .min()
+            .unwrap_or(usize::MAX)
+    }
+
+    /// All six metrics at K.
     pub fn values(&self, k: usize) -> MetricValues {
         MetricValues {
             hit: self.hit(k),
@@ -235,4 +253,37 @@ impl MetricValues {
 /// (SID-level − item-level) / item-level · 100; `None` when the item-level value is 0.
 pub fn inflation_pct(sid_level: f64, item_level: f64) -> Option<f64> {
     (item_level != 0.0).then(|| (sid_level - item_level) / item_level * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Below `first_scoring_k` every metric is +0.0 (what lets sums skip it), and at it
+        /// some metric is not.
+        #[test]
+        fn first_scoring_k_is_where_credit_starts(
+            sid_rank in prop::option::of(0u32..30),
+            repeats in prop::collection::vec(0u32..30, 0..3),
+            block in prop::option::of((0u32..40, 0u32..5)),
+        ) {
+            let o = UserOutcome {
+                sid_rank,
+                repeat_ranks: repeats.into_boxed_slice(),
+                item_block: block.map(|(before, size)| ItemBlock { before, size }),
+                ..UserOutcome::default()
+            };
+            let first = o.first_scoring_k();
+            for k in 0..first.min(80) {
+                for (name, v) in o.values(k).named() {
+                    prop_assert_eq!(v.to_bits(), 0f64.to_bits(), "{} at K = {}", name, k);
+                }
+            }
+            if first < 80 {
+                prop_assert!(o.values(first).named().iter().any(|&(_, v)| v != 0.0));
+            }
+        }
+    }
 }
