@@ -383,10 +383,10 @@ fn token(b: &[u8], i: &mut usize, level: usize) -> Option<Code> {
 }
 
 /// [`token`] from the twelve bytes at `*i`: the `"<x_` head compared as one word, where
-/// the digits stop found in one eight-byte word, and their value folded from it. Always
-/// inlined: called once a token, it was left out of line when unrelated code changed, and
+/// the digits stop found in one eight-byte word, and their value folded from it. Marked
+/// inline: called once a token, it was left out of line when unrelated code changed, and
 /// each call then cost ~25 instructions more (+123 M for a 1M-item index).
-#[inline(always)]
+#[inline]
 fn token_in_words(window: &[u8; 12], i: &mut usize, level: usize) -> Option<Code> {
     let head = u32::from_le_bytes([window[0], window[1], window[2], window[3]]);
     if head != u32::from_le_bytes([b'"', b'<', b'a'.wrapping_add(level as u8), b'_']) {
