@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use serde::Serialize;
 
 use super::lookup::{Found, ItemGroups, Probes, SidLookup};
-use super::{Accumulator, Compat, EvalSummary, Evaluation, ItemBlock, UserOutcome};
+use super::{Accumulator, Compat, EvalSummary, Evaluation, ItemBlock, PrefixRanks, UserOutcome};
 use crate::collision::Collisions;
 use crate::error::{Error, Result};
 use crate::load::SidIndex;
@@ -478,7 +478,7 @@ impl<'a> Evaluator<'a> {
             sid_rank: rank,
             repeat_ranks: Box::default(),
             item_block: rank.map(|r| ItemBlock { before: r, size: 1 }),
-            prefix_ranks: Box::default(),
+            prefix_ranks: PrefixRanks::default(),
             ranked_items: true,
         };
         Scored { outcome, anomalies }
@@ -487,11 +487,11 @@ impl<'a> Evaluator<'a> {
     /// For depths 1..L−1, the first rank in the cleaned SID list (both semantics: valid SIDs,
     /// first occurrences) sharing the target's first d codes; ranks only grow with depth.
     /// `target` is the re-packed key of the target's group.
-    fn prefix_ranks(&self, cleaned: &[Found], target: Option<u128>) -> Box<[u32]> {
+    fn prefix_ranks(&self, cleaned: &[Found], target: Option<u128>) -> PrefixRanks {
         let depths = self.index.n_levels().saturating_sub(1);
-        let mut ranks = vec![u32::MAX; depths];
+        let mut ranks = PrefixRanks::unreached(depths);
         let Some(target) = target else {
-            return ranks.into();
+            return ranks;
         };
         let mut reached = 0;
         for (r, f) in cleaned.iter().enumerate() {
@@ -504,7 +504,7 @@ impl<'a> Evaluator<'a> {
                 break;
             }
         }
-        ranks.into()
+        ranks
     }
 
     /// The SID of the item at `position`, as a beam would name it.

@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+use crate::sid::MAX_LEVELS;
+
 use serde::Serialize;
 
 /// Where the target's collision group sits in a user's item-level ranking: after `before`
@@ -31,9 +33,43 @@ pub struct UserOutcome {
     pub item_block: Option<ItemBlock>,
     /// For each SID depth d = 1..L−1, the first rank whose SID shares the target's first d
     /// codes (`u32::MAX`: none does); empty for ranked-item records, which have no SIDs.
-    pub prefix_ranks: Box<[u32]>,
+    pub prefix_ranks: PrefixRanks,
     /// The record ranked items, not SIDs: its list is already decoded.
     pub ranked_items: bool,
+}
+
+/// The first ranks of [`UserOutcome::prefix_ranks`], held inline (at most L − 1 of them):
+/// one heap allocation a user less on the evaluation's hot path, and smaller than a boxed
+/// slice and its allocation together. Reads as a slice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrefixRanks {
+    ranks: [u32; MAX_LEVELS - 1],
+    len: u8,
+}
+
+impl PrefixRanks {
+    /// `depths` ranks of `u32::MAX` (no SID shares the target's prefix yet).
+    pub fn unreached(depths: usize) -> Self {
+        assert!(depths < MAX_LEVELS, "at most L − 1 prefix depths");
+        PrefixRanks {
+            ranks: [u32::MAX; MAX_LEVELS - 1],
+            len: depths as u8,
+        }
+    }
+}
+
+impl std::ops::Deref for PrefixRanks {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        &self.ranks[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::DerefMut for PrefixRanks {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        &mut self.ranks[..usize::from(self.len)]
+    }
 }
 
 impl UserOutcome {
