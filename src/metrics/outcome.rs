@@ -3,9 +3,9 @@
 
 use std::sync::OnceLock;
 
-use crate::sid::MAX_LEVELS;
-
 use serde::Serialize;
+
+use crate::sid::MAX_LEVELS;
 
 /// Where the target's collision group sits in a user's item-level ranking: after `before`
 /// items, as a block of `size` items (the target is equally likely anywhere in it).
