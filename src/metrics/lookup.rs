@@ -136,6 +136,18 @@ enum Table {
     Wide(Buckets<u128>),
 }
 
+/// `$body` with `$t` bound to the table's buckets, whatever their key width: the width is
+/// matched once, and the generic code behind it runs for that width.
+macro_rules! with_buckets {
+    ($table:expr, $t:ident => $body:expr) => {
+        match $table {
+            Table::Tight($t) => $body,
+            Table::Narrow($t) => $body,
+            Table::Wide($t) => $body,
+        }
+    };
+}
+
 struct Buckets<K> {
     shift: u32,
     slots: Vec<Bucket<K>>,
@@ -508,11 +520,7 @@ impl SidLookup {
 
     /// The group of a beam SID, when the index has that SID.
     pub(super) fn find(&self, sid: BeamSid) -> Option<Found> {
-        match &self.table {
-            Table::Tight(t) => self.find_in(t, sid),
-            Table::Narrow(t) => self.find_in(t, sid),
-            Table::Wide(t) => self.find_in(t, sid),
-        }
+        with_buckets!(&self.table, t => self.find_in(t, sid))
     }
 
     fn find_in<K: SlotKey>(&self, table: &Buckets<K>, sid: BeamSid) -> Option<Found> {
@@ -526,11 +534,7 @@ impl SidLookup {
     /// `also` (a record's target), when given, is located after them. The table's width is
     /// matched once a list, not once a SID.
     pub(super) fn locate(&self, sids: &[BeamSid], also: Option<BeamSid>, probes: &mut Probes) {
-        match &self.table {
-            Table::Tight(t) => self.locate_in(t, sids, also, probes),
-            Table::Narrow(t) => self.locate_in(t, sids, also, probes),
-            Table::Wide(t) => self.locate_in(t, sids, also, probes),
-        }
+        with_buckets!(&self.table, t => self.locate_in(t, sids, also, probes))
     }
 
     fn locate_in<K: SlotKey>(
@@ -553,11 +557,7 @@ impl SidLookup {
     }
 
     pub(super) fn probe_all(&self, probes: &Probes, out: &mut Vec<Option<Found>>) {
-        match &self.table {
-            Table::Tight(t) => Self::probe_all_in(t, probes, out),
-            Table::Narrow(t) => Self::probe_all_in(t, probes, out),
-            Table::Wide(t) => Self::probe_all_in(t, probes, out),
-        }
+        with_buckets!(&self.table, t => Self::probe_all_in(t, probes, out))
     }
 
     fn probe_all_in<K: SlotKey>(table: &Buckets<K>, probes: &Probes, out: &mut Vec<Option<Found>>) {
