@@ -5,9 +5,10 @@
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::Schema;
+use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -65,17 +66,19 @@ const BATCH_ROWS: usize = 8192;
 
 /// Calls `on_schema` once with the file's schema (to check columns before any row is read
 /// and pick those to decode: it returns their names), then `on_batch` for every batch in file
-/// order. Returns the number of rows.
+/// order. Parquet lists of strings in the columns `as_views` are decoded as string views.
+/// Returns the number of rows.
 pub fn for_each_batch(
     path: &Path,
     format: TableFormat,
     input: Input,
     progress: &dyn Progress,
+    as_views: &[&str],
     on_schema: impl FnOnce(&Schema) -> Result<Vec<String>>,
     on_batch: impl FnMut(&RecordBatch, &BatchPlace) -> Result<()>,
 ) -> Result<usize> {
     let file = open_seekable(path, input)?;
-    for_each_batch_in(path, format, file, progress, on_schema, on_batch)
+    for_each_batch_in(path, format, file, progress, as_views, on_schema, on_batch)
 }
 
 /// [`for_each_batch`] over an open file (a spooled copy of standard input, say); `path`
@@ -85,6 +88,7 @@ pub fn for_each_batch_in(
     format: TableFormat,
     file: File,
     progress: &dyn Progress,
+    as_views: &[&str],
     on_schema: impl FnOnce(&Schema) -> Result<Vec<String>>,
     mut on_batch: impl FnMut(&RecordBatch, &BatchPlace) -> Result<()>,
 ) -> Result<usize> {
@@ -98,6 +102,11 @@ pub fn for_each_batch_in(
                 ))
             })?;
             let wanted = on_schema(meta.schema())?;
+            let meta = with_string_lists_as_views(meta, as_views).map_err(|e| {
+                bad(format!(
+                    "has lists of strings that cannot be read as string views ({e})"
+                ))
+            })?;
             let roots = wanted
                 .iter()
                 .filter_map(|name| meta.schema().index_of(name).ok());
@@ -175,6 +184,47 @@ pub fn for_each_batch_in(
             Ok(first_row)
         }
     }
+}
+
+/// `meta` with the strings of the lists in columns `names` decoded as views into the
+/// decompressed pages rather than copied into one buffer per batch (see
+/// [`super::StringLists`]). Other columns keep their types, so messages about them name what
+/// the file holds.
+fn with_string_lists_as_views(
+    meta: ArrowReaderMetadata,
+    names: &[&str],
+) -> parquet::errors::Result<ArrowReaderMetadata> {
+    let as_views = |field: &Field| -> Option<Field> {
+        if !names.contains(&field.name().as_str()) {
+            return None;
+        }
+        let (item, large) = match field.data_type() {
+            DataType::List(item) => (item, false),
+            DataType::LargeList(item) => (item, true),
+            _ => return None,
+        };
+        if !matches!(item.data_type(), DataType::Utf8 | DataType::LargeUtf8) {
+            return None;
+        }
+        let item = Arc::new(item.as_ref().clone().with_data_type(DataType::Utf8View));
+        let list = if large {
+            DataType::LargeList(item)
+        } else {
+            DataType::List(item)
+        };
+        Some(field.clone().with_data_type(list))
+    };
+    let fields = meta.schema().fields();
+    if fields.iter().all(|f| as_views(f).is_none()) {
+        return Ok(meta);
+    }
+    let hint: Vec<Field> = fields
+        .iter()
+        .map(|f| as_views(f).unwrap_or_else(|| f.as_ref().clone()))
+        .collect();
+    let hint = Schema::new_with_metadata(hint, meta.schema().metadata().clone());
+    let options = ArrowReaderOptions::new().with_schema(Arc::new(hint));
+    ArrowReaderMetadata::try_new(meta.metadata().clone(), options)
 }
 
 /// The file itself when it is a regular file; standard input or a pipe copied into an

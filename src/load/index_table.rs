@@ -37,6 +37,7 @@ pub(super) fn load(
         format,
         file,
         &crate::progress::NoProgress,
+        &[],
         |schema| {
             let has = |n: &str| schema.index_of(n).is_ok();
             if !has("item_id") {

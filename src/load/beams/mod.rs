@@ -206,9 +206,13 @@ impl BeamRecord {
 
     /// [`BeamRecord::read_sid`] of a string whose bytes lie at the start of `window` with
     /// the bytes after it in memory (the values of a Parquet or Arrow string column lie back
-    /// to back): the usual SID is then read in one pass of byte masks.
+    /// to back): the usual SID is then read in one pass of byte masks. Inlined into the
+    /// table reader's builds for each CPU.
+    #[inline(always)]
     fn read_sid_in_window(&mut self, s: &str, window: Option<&[u8; 32]>) -> BeamSid {
-        if let Some((key, n_levels)) = window.and_then(|w| grammar::sid_in_window(w, s.len())) {
+        if let Some(window) = window
+            && let Some((key, n_levels)) = grammar::sid_in_window(window, s.len())
+        {
             self.note_letters(s);
             return BeamSid::Codes { key, n_levels };
         }
@@ -1357,6 +1361,101 @@ mod tests {
         });
         assert_eq!(stopped.unwrap_err().to_string(), "stop at 500");
         assert_eq!(consumed, 500);
+    }
+
+    /// `records` (each a list of SIDs and a target) as JSON Lines and as Parquet with pages
+    /// of a few strings, so SIDs sit at page ends, where fewer than 32 bytes follow them.
+    fn lines_and_parquet(
+        dir: &tempfile::TempDir,
+        records: &[(Vec<String>, String)],
+        dictionary: bool,
+    ) -> (std::path::PathBuf, std::path::PathBuf) {
+        use arrow_array::builder::{ListBuilder, StringBuilder};
+        use std::sync::Arc;
+        let text: String = records
+            .iter()
+            .map(|(beams, target)| {
+                serde_json::json!({"beam_sids": beams, "target": target}).to_string() + "\n"
+            })
+            .collect();
+        let lines = write(dir, "b.jsonl", &text);
+        let mut beams = ListBuilder::new(StringBuilder::new());
+        let mut targets = StringBuilder::new();
+        for (sids, target) in records {
+            for sid in sids {
+                beams.values().append_value(sid);
+            }
+            beams.append(true);
+            targets.append_value(target);
+        }
+        let batch = arrow_array::RecordBatch::try_from_iter([
+            (
+                "beam_sids",
+                Arc::new(beams.finish()) as arrow_array::ArrayRef,
+            ),
+            (
+                "target",
+                Arc::new(targets.finish()) as arrow_array::ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_dictionary_enabled(dictionary)
+            .set_data_page_size_limit(64)
+            .set_write_batch_size(3)
+            .set_max_row_group_size(7)
+            .build();
+        let table = dir.path().join("b.parquet");
+        let file = std::fs::File::create(&table).unwrap();
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        (lines, table)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A Parquet table's SIDs, read as views where they lie in their pages (inline in
+        /// the view when 12 bytes or shorter), give the records its JSON Lines twin gives.
+        #[test]
+        fn parquet_sids_read_as_their_json_lines(
+            records in prop::collection::vec(
+                (
+                    prop::collection::vec(
+                        "(<[a-e]_[0-9]{1,5}>){1,8}|<a_[0-9]{1,4}> <b_[0-9]{1,3}>|[a-z<>_0-9 ]{0,14}",
+                        0..6,
+                    ),
+                    "(<[a-d]_[0-9]{1,4}>){1,4}",
+                ),
+                1..12,
+            ),
+            dictionary in any::<bool>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let (lines, table) = lines_and_parquet(&dir, &records, dictionary);
+            let expected = map_records(&lines, &NoProgress, dump, |_| Ok(()))
+                .map(|_| collect_dumps(&lines));
+            let read = map_records(&table, &NoProgress, dump, |_| Ok(()))
+                .map(|_| collect_dumps(&table));
+            match (expected, read) {
+                (Ok(expected), Ok(read)) => prop_assert_eq!(expected, read),
+                (Err(_), Err(_)) => {}
+                (e, r) => prop_assert!(false, "JSON Lines {e:?}, Parquet {r:?}"),
+            }
+        }
+    }
+
+    /// Every record's [`dump`], in file order, through the parallel reader.
+    fn collect_dumps(path: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        map_records(path, &NoProgress, dump, |d| {
+            out.push(d);
+            Ok(())
+        })
+        .unwrap();
+        out
     }
 
     #[test]

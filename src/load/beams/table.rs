@@ -5,10 +5,12 @@
 //! the JSON readers ignore other fields. Read a row group at a time, the next one decoded
 //! while this one's rows are parsed in parallel and handed on in file order.
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::mpsc;
 
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, RecordBatch, StringViewArray};
+use arrow_data::{ByteView, MAX_INLINE_VIEW_LEN};
 use arrow_schema::Schema;
 use rayon::prelude::*;
 
@@ -31,6 +33,9 @@ const COLUMNS: [&str; 6] = [
     "scores",
     "ranked_items",
 ];
+
+/// The columns of lists of strings, decoded as views (see [`StringLists`]).
+const STRING_LISTS: [&str; 2] = ["beam_sids", "ranked_items"];
 
 /// The target column: SID strings or code lists.
 enum Target {
@@ -109,19 +114,11 @@ impl<'a> BeamColumns<'a> {
             && let Some(range) = lists.get(row)
         {
             rec.has_beams = true;
-            let (bytes, offsets) = (lists.values.value_data(), lists.values.value_offsets());
-            for (i, j) in range.enumerate() {
-                if lists.values.is_null(j) {
-                    return Err(err(
-                        "beam_sids",
-                        format!("item {i} is null, expected a SID string"),
-                    ));
-                }
-                // The string and the ones after it, when 32 bytes are left.
-                let start = offsets[j] as usize;
-                let window = bytes.get(start..start + 32).and_then(|w| w.try_into().ok());
-                let sid = rec.read_sid_in_window(lists.values.value(j), window);
-                rec.beams.push(sid);
+            if let Err(i) = read_beam_sids(rec, &lists.values, range) {
+                return Err(err(
+                    "beam_sids",
+                    format!("item {i} is null, expected a SID string"),
+                ));
             }
         }
         if let Some(lists) = &self.beam_codes
@@ -189,6 +186,67 @@ impl<'a> BeamColumns<'a> {
     }
 }
 
+/// Reads the SIDs at `range` of `values` into `rec.beams`; `Err(i)` when item `i` of the
+/// list is null.
+fn read_beam_sids(
+    rec: &mut BeamRecord,
+    values: &StringViewArray,
+    range: Range<usize>,
+) -> std::result::Result<(), usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: the CPU has these features (checked just above).
+        return unsafe { read_beam_sids_avx2(rec, values, range) };
+    }
+    read_beam_sids_inline(rec, values, range)
+}
+
+/// [`read_beam_sids`] compiled for CPUs with AVX2 and the bit-manipulation sets, as the JSON
+/// readers' fast path is: the SID frame's masks are walked with single-instruction bit
+/// scans and shifts.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn read_beam_sids_avx2(
+    rec: &mut BeamRecord,
+    values: &StringViewArray,
+    range: Range<usize>,
+) -> std::result::Result<(), usize> {
+    read_beam_sids_inline(rec, values, range)
+}
+
+/// The body of [`read_beam_sids`], inlined into each of its builds.
+#[inline(always)]
+fn read_beam_sids_inline(
+    rec: &mut BeamRecord,
+    values: &StringViewArray,
+    range: Range<usize>,
+) -> std::result::Result<(), usize> {
+    let (views, pages) = (values.views(), values.data_buffers());
+    for (i, j) in range.enumerate() {
+        if values.is_null(j) {
+            return Err(i);
+        }
+        // The string and what follows it in its page, when 32 bytes are left (a string of
+        // 12 bytes or fewer is kept in its view, with no page).
+        let view = ByteView::from(views[j]);
+        let window = (view.length > MAX_INLINE_VIEW_LEN)
+            .then(|| {
+                let start = view.offset as usize;
+                pages[view.buffer_index as usize].get(start..start + 32)
+            })
+            .flatten()
+            .and_then(|w| w.try_into().ok());
+        let sid = rec.read_sid_in_window(values.value(j), window);
+        rec.beams.push(sid);
+    }
+    Ok(())
+}
+
 fn columnar_list(t: &arrow_schema::DataType) -> bool {
     matches!(
         t,
@@ -250,6 +308,7 @@ pub(super) fn read<T: Send, P: Default>(
                 format,
                 input,
                 progress,
+                &STRING_LISTS,
                 |schema| check_schema(path, schema),
                 |batch, place| {
                     // The receiver is gone only when consuming failed; that error is the
@@ -303,6 +362,7 @@ pub(super) fn for_each(
         format,
         input,
         progress,
+        &STRING_LISTS,
         |schema| check_schema(path, schema),
         |batch, place| {
             let cols = BeamColumns::new(Columns::new(path, batch, place))?;
@@ -313,4 +373,39 @@ pub(super) fn for_each(
             Ok(())
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The build for CPUs with AVX2 (taken here when the CPU has it) reads every list of
+        /// SIDs as the portable build does, strings inline in their views or not.
+        #[test]
+        fn both_builds_read_the_same_sids(
+            sids in prop::collection::vec(
+                "(<[a-e]_[0-9]{1,5}>){1,8}|<a_[0-9]{1,4}> <b_[0-9]{1,3}>|[a-z<>_0-9 ]{0,14}",
+                0..40,
+            ),
+        ) {
+            let values: StringViewArray = sids.iter().map(|s| Some(s.as_str())).collect();
+            let (mut fast, mut portable) = (BeamRecord::default(), BeamRecord::default());
+            prop_assert_eq!(read_beam_sids(&mut fast, &values, 0..sids.len()), Ok(()));
+            prop_assert_eq!(read_beam_sids_inline(&mut portable, &values, 0..sids.len()), Ok(()));
+            prop_assert_eq!(&fast.beams, &portable.beams);
+            prop_assert_eq!(&fast.text, &portable.text);
+        }
+    }
+
+    #[test]
+    fn a_null_sid_is_named_by_its_place_in_the_list() {
+        let values: StringViewArray = [Some("<a_1><b_2>"), Some("<a_1><b_2><c_3><d_4>"), None]
+            .into_iter()
+            .collect();
+        let mut rec = BeamRecord::default();
+        assert_eq!(read_beam_sids(&mut rec, &values, 1..3), Err(1));
+        assert_eq!(rec.beams.len(), 1);
+    }
 }
