@@ -209,6 +209,19 @@ impl SidScheme {
     /// Parses a whole SID string in this scheme into its packed key and number of levels;
     /// `None` when it is not a SID of this scheme. White space between tokens is ignored.
     pub fn parse_sid(self, s: &str) -> Option<(SidKey, u8)> {
+        // The default scheme without white space, as tokenizers write it, in one pass over
+        // the bytes: a Parquet index of 1M SIDs spent a third of its load in the general
+        // path's copy without white space and token search below.
+        if self == SidScheme::LETTERS
+            && let Some(found) = crate::load::beams::parse_compact_sid(s.as_bytes())
+        {
+            return Some(found);
+        }
+        self.parse_sid_in_general(s)
+    }
+
+    /// [`SidScheme::parse_sid`] token by token, for every scheme and any white space.
+    fn parse_sid_in_general(self, s: &str) -> Option<(SidKey, u8)> {
         match self {
             SidScheme::Joined { sep } => parse_joined(s, sep),
             SidScheme::Integers => {
@@ -361,6 +374,22 @@ pub fn detect(s: &str) -> Option<SidScheme> {
 mod tests {
     use super::*;
     use crate::sid::sid_key;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass reading of the default scheme decides every string as the general
+        /// path does: long codes, leading zeros, wrong letters, spaces, too many levels.
+        #[test]
+        fn the_default_schemes_fast_path_reads_as_the_general_one(
+            s in "((<[a-j]_[0-9]{0,7}>)|<|>|_| |[0-9]|x){0,12}",
+        ) {
+            prop_assert_eq!(
+                SidScheme::LETTERS.parse_sid(&s),
+                SidScheme::LETTERS.parse_sid_in_general(&s),
+                "{}", s
+            );
+        }
+    }
 
     #[test]
     fn every_scheme_is_detected_and_round_trips() {

@@ -9,7 +9,10 @@ mod write;
 pub use columns::{
     Columns, FloatLists, IdColumn, IntListLists, IntLists, Lists, StringColumn, StringLists,
 };
-pub use read::{BatchPlace, for_each_batch, for_each_batch_in};
+pub use read::{
+    BatchPlace, for_each_batch, for_each_batch_ahead, for_each_batch_in,
+    for_each_batch_of_path_ahead,
+};
 pub use write::{ROWS_PER_GROUP, TableWriter};
 
 use std::path::Path;

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema};
@@ -61,8 +61,11 @@ impl BatchPlace {
     }
 }
 
-/// Rows decoded per batch within a row group.
-const BATCH_ROWS: usize = 8192;
+/// Rows decoded per batch within a row group. Small enough that a batch's pages are still in
+/// the caches when its rows are parsed on the other core, and that the parse starts soon:
+/// `eval` of Parquet beams at 1M items took 0.457 s with 2,048 rows against 0.503 s with
+/// 8,192 (21 alternated runs; CPU 179 % against 168 %).
+const BATCH_ROWS: usize = 2048;
 
 /// Calls `on_schema` once with the file's schema (to check columns before any row is read
 /// and pick those to decode: it returns their names), then `on_batch` for every batch in file
@@ -79,6 +82,63 @@ pub fn for_each_batch(
 ) -> Result<usize> {
     let file = open_seekable(path, input)?;
     for_each_batch_in(path, format, file, progress, as_views, on_schema, on_batch)
+}
+
+/// [`for_each_batch_ahead`] of a path, as [`for_each_batch`] opens it.
+pub fn for_each_batch_of_path_ahead(
+    path: &Path,
+    format: TableFormat,
+    input: Input,
+    progress: &dyn Progress,
+    as_views: &[&str],
+    on_schema: impl FnOnce(&Schema) -> Result<Vec<String>> + Send,
+    on_batch: impl FnMut(&RecordBatch, &BatchPlace) -> Result<()>,
+) -> Result<usize> {
+    let file = open_seekable(path, input)?;
+    for_each_batch_ahead(path, format, file, progress, as_views, on_schema, on_batch)
+}
+
+/// [`for_each_batch_in`] with the decoding (pages, decompression, strings) on a second
+/// thread, at most a batch ahead, while `on_batch` handles the batches in file order on this
+/// one: decoding and then parsing each batch left a core idle. `on_batch`'s error is the one
+/// reported when both fail.
+pub fn for_each_batch_ahead(
+    path: &Path,
+    format: TableFormat,
+    file: File,
+    progress: &dyn Progress,
+    as_views: &[&str],
+    on_schema: impl FnOnce(&Schema) -> Result<Vec<String>> + Send,
+    mut on_batch: impl FnMut(&RecordBatch, &BatchPlace) -> Result<()>,
+) -> Result<usize> {
+    std::thread::scope(|scope| {
+        let (batches_tx, batches_rx) = mpsc::sync_channel::<(RecordBatch, BatchPlace)>(1);
+        let decoder = scope.spawn(move || {
+            for_each_batch_in(
+                path,
+                format,
+                file,
+                progress,
+                as_views,
+                on_schema,
+                |batch, place| {
+                    // The receiver is gone only when `on_batch` failed; that error is the
+                    // one reported, so this one just stops the decoding.
+                    batches_tx
+                        .send((batch.clone(), *place))
+                        .map_err(|_| Error::Cancelled)
+                },
+            )
+        });
+        let consumed = batches_rx
+            .iter()
+            .try_for_each(|(batch, place)| on_batch(&batch, &place));
+        drop(batches_rx);
+        let decoded = decoder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        consumed.and(decoded)
+    })
 }
 
 /// [`for_each_batch`] over an open file (a spooled copy of standard input, say); `path`

@@ -32,7 +32,7 @@ pub(super) fn load(
     let mut by_sid = false;
     let mut scheme = scheme;
     let forced = scheme.is_some();
-    columnar::for_each_batch_in(
+    columnar::for_each_batch_ahead(
         path,
         format,
         file,

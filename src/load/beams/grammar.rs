@@ -10,8 +10,9 @@ pub fn parse_sid_key(s: &str) -> Option<(SidKey, u8)> {
 }
 
 /// The fast path of [`parse_sid_key`]: a SID written without white space, as generators
-/// write them.
-fn parse_compact_sid(b: &[u8]) -> Option<(SidKey, u8)> {
+/// write them, its codes of one to five digits up to [`Code::MAX`] (what the default token
+/// scheme's general reader accepts, without white space).
+pub fn parse_compact_sid(b: &[u8]) -> Option<(SidKey, u8)> {
     match compact_sid_prefix(b)? {
         (key, level, end) if end == b.len() && level > 0 => Some((key, level)),
         _ => None,

@@ -7,17 +7,16 @@
 
 use std::ops::Range;
 use std::path::Path;
-use std::sync::mpsc;
 
-use arrow_array::{Array, RecordBatch, StringViewArray};
+use arrow_array::{Array, StringViewArray};
 use arrow_data::{ByteView, MAX_INLINE_VIEW_LEN};
 use arrow_schema::Schema;
 use rayon::prelude::*;
 
 use super::{BATCH_RECORDS, BeamRecord, BeamSid, Stages};
 use crate::columnar::{
-    self, BatchPlace, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn,
-    StringLists, TableFormat,
+    self, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn, StringLists,
+    TableFormat,
 };
 use crate::error::{Error, Place, Result};
 use crate::load::Input;
@@ -300,51 +299,35 @@ pub(super) fn read<T: Send, P: Default>(
     stages: Stages<impl Fn(&BeamRecord, &mut P) + Sync, impl Fn(&BeamRecord, &P) -> T + Sync>,
     consume: &mut impl FnMut(T) -> Result<()>,
 ) -> Result<usize> {
-    std::thread::scope(|scope| {
-        let (batches_tx, batches_rx) = mpsc::sync_channel::<(RecordBatch, BatchPlace)>(1);
-        let decoder = scope.spawn(move || {
-            columnar::for_each_batch(
-                path,
-                format,
-                input,
-                progress,
-                &STRING_LISTS,
-                |schema| check_schema(path, schema),
-                |batch, place| {
-                    // The receiver is gone only when consuming failed; that error is the
-                    // one reported, so this one just stops the decoding.
-                    batches_tx
-                        .send((batch.clone(), *place))
-                        .map_err(|_| Error::Cancelled)
-                },
-            )
-        });
-        let consumed = (|| -> Result<()> {
-            for (batch, place) in &batches_rx {
-                let cols = BeamColumns::new(Columns::new(path, &batch, &place))?;
-                let rows: Vec<usize> = (0..batch.num_rows()).collect();
-                let results: Vec<Result<Vec<T>>> = rows
-                    .par_chunks(BATCH_RECORDS)
-                    .map(|chunk| {
-                        let mut out = Vec::with_capacity(chunk.len());
-                        let read = |k: usize, rec: &mut BeamRecord| cols.read(chunk[k], rec);
-                        match stages.map_ahead(chunk.len(), read, &mut out) {
-                            Ok(()) => Ok(out),
-                            Err((_, e)) => Err(e),
-                        }
-                    })
-                    .collect();
-                for values in results {
-                    for value in values? {
-                        consume(value)?;
+    columnar::for_each_batch_of_path_ahead(
+        path,
+        format,
+        input,
+        progress,
+        &STRING_LISTS,
+        |schema| check_schema(path, schema),
+        |batch, place| {
+            let cols = BeamColumns::new(Columns::new(path, batch, place))?;
+            let rows: Vec<usize> = (0..batch.num_rows()).collect();
+            let results: Vec<Result<Vec<T>>> = rows
+                .par_chunks(BATCH_RECORDS)
+                .map(|chunk| {
+                    let mut out = Vec::with_capacity(chunk.len());
+                    let read = |k: usize, rec: &mut BeamRecord| cols.read(chunk[k], rec);
+                    match stages.map_ahead(chunk.len(), read, &mut out) {
+                        Ok(()) => Ok(out),
+                        Err((_, e)) => Err(e),
                     }
+                })
+                .collect();
+            for values in results {
+                for value in values? {
+                    consume(value)?;
                 }
             }
             Ok(())
-        })();
-        drop(batches_rx);
-        consumed.and(super::join(decoder))
-    })
+        },
+    )
 }
 
 /// Like [`read`], on this thread only, with one reused record (for callers that keep state
