@@ -1435,12 +1435,10 @@ mod tests {
         ) {
             let dir = tempfile::tempdir().unwrap();
             let (lines, table) = lines_and_parquet(&dir, &records, dictionary);
-            let expected = map_records(&lines, &NoProgress, dump, |_| Ok(()))
-                .map(|_| collect_dumps(&lines));
-            let read = map_records(&table, &NoProgress, dump, |_| Ok(()))
-                .map(|_| collect_dumps(&table));
-            match (expected, read) {
+            match (dumps(&lines), dumps(&table)) {
                 (Ok(expected), Ok(read)) => prop_assert_eq!(expected, read),
+                // Junk that reads as another token scheme: both refuse the file (a line and
+                // a row are named differently). About one case in nine.
                 (Err(_), Err(_)) => {}
                 (e, r) => prop_assert!(false, "JSON Lines {e:?}, Parquet {r:?}"),
             }
@@ -1448,14 +1446,13 @@ mod tests {
     }
 
     /// Every record's [`dump`], in file order, through the parallel reader.
-    fn collect_dumps(path: &Path) -> Vec<String> {
+    fn dumps(path: &Path) -> Result<Vec<String>> {
         let mut out = Vec::new();
         map_records(path, &NoProgress, dump, |d| {
             out.push(d);
             Ok(())
-        })
-        .unwrap();
-        out
+        })?;
+        Ok(out)
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! as columns: `beam_sids` (list of SID strings) or `beam_codes` (list of lists of
 //! integers), `target` (a SID string or a list of codes) and/or `target_item`, optional
 //! `scores`; or `ranked_items` with `target_item`. Other columns (`user`, …) are ignored, as
-//! the JSON readers ignore other fields. Read a row group at a time, the next one decoded
-//! while this one's rows are parsed in parallel and handed on in file order.
+//! the JSON readers ignore other fields. Read a batch of rows at a time, the next one
+//! decoded on a second thread while this one's rows are parsed in parallel and handed on in
+//! file order.
 
 use std::ops::Range;
 use std::path::Path;
