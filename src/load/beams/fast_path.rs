@@ -11,12 +11,7 @@ use super::{BeamRecord, BeamSid};
 /// escapes, malformed JSON), and the serde path then reads the line and reports any error.
 pub(super) fn parse_plain_record(text: &str, rec: &mut BeamRecord) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("lzcnt")
-        && std::arch::is_x86_feature_detected!("popcnt")
-    {
+    if super::has_avx2_and_bmi() {
         // SAFETY: the CPU has these features (checked just above).
         return unsafe { parse_plain_record_avx2(text, rec) };
     }

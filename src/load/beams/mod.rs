@@ -704,6 +704,17 @@ fn consume_all<T>(batches: Vec<Vec<T>>, consume: &mut impl FnMut(T) -> Result<()
     Ok(())
 }
 
+/// Whether the CPU has what the record and SID readers' second builds are compiled for
+/// (AVX2 and the bit-manipulation sets); one check for both callers.
+#[cfg(target_arch = "x86_64")]
+fn has_avx2_and_bmi() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt")
+}
+
 /// Records parsed per parallel task.
 const BATCH_RECORDS: usize = 128;
 

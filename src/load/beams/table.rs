@@ -194,12 +194,7 @@ fn read_beam_sids(
     range: Range<usize>,
 ) -> std::result::Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("lzcnt")
-        && std::arch::is_x86_feature_detected!("popcnt")
-    {
+    if super::has_avx2_and_bmi() {
         // SAFETY: the CPU has these features (checked just above).
         return unsafe { read_beam_sids_avx2(rec, values, range) };
     }
