@@ -23,7 +23,20 @@ struct Row {
     target: String,
 }
 
+/// Set in a child of this process that writes one derived beams file (`array` or `parquet`)
+/// for the JSON Lines beams named by its last argument.
+const DERIVE_BEAMS: &str = "SIDLENS_BENCH_DERIVE_BEAMS";
+
 fn main() {
+    if let Ok(kind) = std::env::var(DERIVE_BEAMS) {
+        let jsonl = PathBuf::from(std::env::args().next_back().expect("the JSON Lines beams"));
+        match kind.as_str() {
+            "array" => write_json_array_beams(&jsonl),
+            "parquet" => write_parquet_beams(&jsonl),
+            other => panic!("{DERIVE_BEAMS}={other}: expected array or parquet"),
+        }
+        return;
+    }
     let full = std::env::args().any(|a| a == "--full");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     let mut rows = Vec::new();
@@ -192,26 +205,44 @@ fn main() {
 
 /// The JSON Lines beams rewritten as the reference's one-line JSON array (cached beside them).
 fn json_array_beams(jsonl: &Path) -> PathBuf {
-    let out = jsonl.with_extension("json");
+    derived_beams(jsonl, "array", "json")
+}
+
+/// The JSON Lines beams rewritten as Parquet (cached beside them).
+fn parquet_beams(jsonl: &Path) -> PathBuf {
+    derived_beams(jsonl, "parquet", "parquet")
+}
+
+/// The beams file `jsonl` with `extension`, written by a child of this process when missing:
+/// written here, its hundreds of MB would become this process's peak resident set, which
+/// Linux carries over into every `sidlens` forked after it and so into their measured peaks.
+fn derived_beams(jsonl: &Path, kind: &str, extension: &str) -> PathBuf {
+    let out = jsonl.with_extension(extension);
     if !out.exists() {
-        let text = std::fs::read_to_string(jsonl).expect("read beams");
-        let records: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let tmp = out.with_extension("json.tmp");
-        std::fs::write(&tmp, format!("[{}]", records.join(", "))).expect("write array beams");
-        std::fs::rename(&tmp, &out).expect("name array beams");
+        let status = Command::new(std::env::current_exe().expect("this benchmark's path"))
+            .env(DERIVE_BEAMS, kind)
+            .arg(jsonl)
+            .status()
+            .expect("run the benchmark to derive beams");
+        assert!(status.success(), "deriving {kind} beams failed");
     }
     out
 }
 
-/// The JSON Lines beams rewritten as Parquet (`beam_sids`, `target`, `target_item`; snappy,
-/// row groups of 65,536 users, as pyarrow writes), cached beside them.
-fn parquet_beams(jsonl: &Path) -> PathBuf {
+fn write_json_array_beams(jsonl: &Path) {
+    let out = jsonl.with_extension("json");
+    let text = std::fs::read_to_string(jsonl).expect("read beams");
+    let records: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tmp = out.with_extension("json.tmp");
+    std::fs::write(&tmp, format!("[{}]", records.join(", "))).expect("write array beams");
+    std::fs::rename(&tmp, &out).expect("name array beams");
+}
+
+/// `beam_sids`, `target`, `target_item`; snappy, row groups of 65,536 users, as pyarrow writes.
+fn write_parquet_beams(jsonl: &Path) {
     use arrow_array::builder::{ListBuilder, StringBuilder};
     use std::sync::Arc;
     let out = jsonl.with_extension("parquet");
-    if out.exists() {
-        return out;
-    }
     let text = std::fs::read_to_string(jsonl).expect("read beams");
     let mut beams = ListBuilder::new(StringBuilder::new());
     let mut target = StringBuilder::new();
@@ -245,7 +276,6 @@ fn parquet_beams(jsonl: &Path) -> PathBuf {
     w.write(&batch).expect("write parquet beams");
     w.close().expect("finish parquet beams");
     std::fs::rename(&tmp, &out).expect("name parquet beams");
-    out
 }
 
 fn zcr_args(files: &synthetic::SyntheticFiles) -> Vec<String> {

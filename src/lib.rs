@@ -4,6 +4,7 @@
 
 #![warn(missing_docs)]
 
+mod ascii_digits;
 pub mod collab;
 pub mod collision;
 pub mod collision_interactions;

@@ -3,8 +3,10 @@
 //! position), integer lists, or joined integers (`12-7-201-3`). Detected from a file, parsed
 //! into codes and written back the same way.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::ascii_digits::{fold_digits, not_digits};
 use crate::sid::{Code, MAX_LEVELS, SidKey};
 
 /// The opening marker of a wrapped SID (OpenOneRec).
@@ -24,6 +26,9 @@ const MAX_PREFIX: usize = 15;
 pub struct Prefix {
     len: u8,
     bytes: [u8; MAX_PREFIX],
+    /// The first eight bytes, little endian (zeros past the end): a token's head is built
+    /// from it for every SID read.
+    word: u64,
 }
 
 impl Prefix {
@@ -38,10 +43,17 @@ impl Prefix {
             let mut p = Prefix {
                 len: s.len() as u8,
                 bytes: [0; MAX_PREFIX],
+                word: 0,
             };
             p.bytes[..s.len()].copy_from_slice(s.as_bytes());
+            p.word = u64::from_le_bytes(p.bytes[..8].try_into().expect("eight bytes"));
             p
         })
+    }
+
+    /// The prefix's bytes.
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len).min(MAX_PREFIX)]
     }
 
     /// The prefix as text.
@@ -103,6 +115,7 @@ impl SidScheme {
         prefix: Prefix {
             len: 0,
             bytes: [0; MAX_PREFIX],
+            word: 0,
         },
         wrapped: false,
     };
@@ -209,15 +222,99 @@ impl SidScheme {
     /// Parses a whole SID string in this scheme into its packed key and number of levels;
     /// `None` when it is not a SID of this scheme. White space between tokens is ignored.
     pub fn parse_sid(self, s: &str) -> Option<(SidKey, u8)> {
-        // The default scheme without white space, as tokenizers write it, in one pass over
-        // the bytes: a Parquet index of 1M SIDs spent a third of its load in the general
-        // path's copy without white space and token search below.
-        if self == SidScheme::LETTERS
-            && let Some(found) = crate::load::beams::parse_compact_sid(s.as_bytes())
-        {
-            return Some(found);
+        self.parse_compact(s.as_bytes())
+            .or_else(|| self.parse_sid_in_general(s))
+    }
+
+    /// [`SidScheme::parse_sid`] of a SID written as generators write them, without white
+    /// space, in one pass over the bytes with no copy: a Parquet index of 1M SIDs spent a
+    /// third of its load in the general path's token search, and OpenOneRec's beams took
+    /// six times as long as the default scheme's. `None` at anything else, which the
+    /// general path then decides. What it reads is printable ASCII (no quote, backslash or
+    /// control character), and `detect` names this scheme for it: joined integers count
+    /// only with two levels or more (`7` alone is detected as dash-joined).
+    pub fn parse_compact(self, b: &[u8]) -> Option<(SidKey, u8)> {
+        self.parse_compact_in(b, b.len())
+    }
+
+    /// [`SidScheme::parse_compact`] of the SID `b[..len]`. The bytes of `b` after it (in a
+    /// record, the text that follows the SID) let its last tokens be read a word at a time
+    /// as well; they are never part of the SID.
+    #[inline]
+    pub fn parse_compact_in(self, b: &[u8], len: usize) -> Option<(SidKey, u8)> {
+        match self {
+            SidScheme::LETTERS => crate::load::beams::parse_compact_sid(&b[..len]),
+            SidScheme::Letters { .. } | SidScheme::Vocab { .. } => {
+                self.parse_compact_tokens(b, len)
+            }
+            SidScheme::Joined { sep } => joined_compact(&b[..len], sep),
+            SidScheme::Integers => None,
         }
-        self.parse_sid_in_general(s)
+    }
+
+    /// [`SidScheme::parse_sid`] when `detect(s)` names this scheme as well, so that a reader
+    /// who already knows the scheme of its SIDs can skip detecting it again; `None` when it
+    /// is not such a SID (it may still be one, which `parse_any` then tells). For letters
+    /// and the vocabulary every SID the scheme reads is one; joined integers qualify as
+    /// [`SidScheme::parse_compact`] reads them (detection reads white space differently
+    /// from the parser).
+    pub fn parse_sid_detected_as_self(self, s: &str) -> Option<(SidKey, u8)> {
+        match self {
+            SidScheme::Letters { .. } | SidScheme::Vocab { .. } => self.parse_sid(s),
+            SidScheme::Joined { .. } | SidScheme::Integers => self.parse_compact(s.as_bytes()),
+        }
+    }
+
+    /// [`SidScheme::parse_sid_in_general`] of a letters or vocabulary SID `b[..len]`
+    /// written without white space, token by token with no copy; `None` at anything else
+    /// (white space included), which the general path then decides.
+    fn parse_compact_tokens(self, b: &[u8], len: usize) -> Option<(SidKey, u8)> {
+        let (mut at, mut end) = (0, len);
+        if self.wrapped() {
+            let sid = &b[..len];
+            if !sid.starts_with(WRAP_BEGIN.as_bytes()) {
+                return None;
+            }
+            at = WRAP_BEGIN.len();
+            if sid[at..].ends_with(WRAP_END.as_bytes()) {
+                end -= WRAP_END.len();
+            }
+        }
+        let head = TokenHead::of(self);
+        let mut key: SidKey = 0;
+        let mut level = 0usize;
+        while at < end {
+            if level == MAX_LEVELS {
+                return None;
+            }
+            let (code, len) = match head {
+                Some(head) => head.token_at(b, at, end, level),
+                None => self.compact_token(&b[at..end], level),
+            }?;
+            key = (key << 16) | SidKey::from(code);
+            at += len;
+            level += 1;
+        }
+        (level > 0).then_some((key, level as u8))
+    }
+
+    /// The token of `level` at the start of `b`, written without white space in a letters or
+    /// vocabulary scheme, and its length; `None` at anything else. It accepts only what
+    /// [`SidScheme::parse_token`] reads the same way: `<`, the prefix, the level's letter,
+    /// `_`, one to five digits below 65,536 and `>` (`<|sid_`, the digits, `|>` in the
+    /// vocabulary). Bytes of `b` after the token are never part of it.
+    pub fn compact_token(self, b: &[u8], level: usize) -> Option<(Code, usize)> {
+        if let Some(head) = TokenHead::of(self) {
+            return head.token_at(b, 0, b.len(), level);
+        }
+        match self {
+            SidScheme::Letters { upper, prefix, .. } => {
+                let base = if upper { b'A' } else { b'a' };
+                letters_token(b, prefix.as_bytes(), base + level as u8)
+            }
+            SidScheme::Vocab { .. } => vocab_token(b),
+            SidScheme::Joined { .. } | SidScheme::Integers => None,
+        }
     }
 
     /// [`SidScheme::parse_sid`] token by token, for every scheme and any white space.
@@ -230,7 +327,7 @@ impl SidScheme {
             }
             SidScheme::Letters { .. } | SidScheme::Vocab { .. } => {
                 let compact = compact(s);
-                let mut rest = compact.as_str();
+                let mut rest = &*compact;
                 if self.wrapped() {
                     rest = rest.strip_prefix(WRAP_BEGIN)?;
                     // Generations cut off before the closing marker are still one SID.
@@ -278,6 +375,168 @@ impl std::fmt::Display for SidScheme {
     }
 }
 
+/// What opens every token of a letters or vocabulary scheme whose head (`<`, the prefix,
+/// the letter and `_`; or `<|sid_`) fits in eight bytes, so that a token is read from two
+/// words: its head compared at once, its digits found and folded at once. Byte by byte, an
+/// `eval` of OpenOneRec's SIDs spent 90 instructions a token here.
+#[derive(Clone, Copy)]
+struct TokenHead {
+    /// The head's bytes at level 0, little endian.
+    word: u64,
+    /// Ones over the head's bytes.
+    mask: u64,
+    len: usize,
+    /// Where the level's letter sits in `word`, in bits (`None`: the vocabulary, no letter).
+    letter_shift: Option<u32>,
+}
+
+impl TokenHead {
+    /// Built for every SID read, from the prefix's word (a copy of its bytes cost more than
+    /// the tokens' reading).
+    #[inline(always)]
+    fn of(scheme: SidScheme) -> Option<TokenHead> {
+        let (word, len, letter_at) = match scheme {
+            SidScheme::Letters { upper, prefix, .. } => {
+                let n = usize::from(prefix.len);
+                if n + 3 > 8 {
+                    return None;
+                }
+                let letter = u64::from(if upper { b'A' } else { b'a' });
+                let word = u64::from(b'<')
+                    | prefix.word << 8
+                    | (letter | u64::from(b'_') << 8) << (8 * (n + 1));
+                (word, n + 3, Some(n + 1))
+            }
+            SidScheme::Vocab { .. } => {
+                let mut open = [0u8; 8];
+                open[..VOCAB_OPEN.len()].copy_from_slice(VOCAB_OPEN.as_bytes());
+                (u64::from_le_bytes(open), VOCAB_OPEN.len(), None)
+            }
+            SidScheme::Joined { .. } | SidScheme::Integers => return None,
+        };
+        Some(TokenHead {
+            word,
+            mask: u64::MAX >> (8 * (8 - len)),
+            len,
+            letter_shift: letter_at.map(|at| 8 * at as u32),
+        })
+    }
+
+    /// The token of `level` at `b[at..]`, which must end by `end`: its code and length, as
+    /// [`letters_token`] and [`vocab_token`] read `b[at..end]` (bytes up to the end of `b`
+    /// are loaded, never taken). Near the end of `b` it is read byte by byte.
+    #[inline(always)]
+    fn token_at(self, b: &[u8], at: usize, end: usize, level: usize) -> Option<(Code, usize)> {
+        let (Some(first), Some(digits)) =
+            (b.get(at..at + 8), b.get(at + self.len..at + self.len + 8))
+        else {
+            return self.token_by_bytes(&b[at..end], level);
+        };
+        let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
+        let letter = self.letter_shift.map_or(0, |shift| (level as u64) << shift);
+        if (word(first) ^ (self.word + letter)) & self.mask != 0 {
+            return None;
+        }
+        let digits = word(digits);
+        let n = (not_digits(digits).trailing_zeros() / 8) as usize;
+        if !(1..=5).contains(&n) {
+            return None;
+        }
+        let after = digits >> (8 * n);
+        let (closed, close_len) = match self.letter_shift {
+            Some(_) => (after as u8 == b'>', 1),
+            None => (after as u16 == u16::from_le_bytes(*b"|>"), 2),
+        };
+        let len = self.len + n + close_len;
+        if !closed || at + len > end {
+            return None;
+        }
+        Some((Code::try_from(fold_digits(digits, n)).ok()?, len))
+    }
+
+    fn token_by_bytes(self, b: &[u8], level: usize) -> Option<(Code, usize)> {
+        let head = self.word.to_le_bytes();
+        match self.letter_shift {
+            Some(shift) => {
+                let at = (shift / 8) as usize;
+                letters_token(b, &head[1..at], head[at] + level as u8)
+            }
+            None => vocab_token(b),
+        }
+    }
+}
+
+/// Two to four codes joined by single `sep` bytes, nothing else: what [`parse_joined`]
+/// reads them as; `None` at anything else (which it may still read).
+fn joined_compact(b: &[u8], sep: u8) -> Option<(SidKey, u8)> {
+    if !SEPARATORS.contains(&sep) {
+        return None;
+    }
+    let (mut key, mut n, mut at): (SidKey, usize, usize) = (0, 0, 0);
+    loop {
+        let (code, end) = code_at(b, at)?;
+        if n == MAX_LEVELS {
+            return None;
+        }
+        key = (key << 16) | SidKey::from(code);
+        n += 1;
+        match b.get(end) {
+            None => break,
+            Some(&c) if c == sep => at = end + 1,
+            Some(_) => return None,
+        }
+    }
+    (n >= 2).then_some((key, n as u8))
+}
+
+/// `<`, `prefix`, `letter`, `_`, a code and `>` at the start of `b`: the code and the
+/// token's length. The prefix is compared byte by byte: `starts_with` of a slice whose
+/// length is not known when compiling calls `memcmp`, which took a sixth of an `eval` of
+/// OpenOneRec's SIDs.
+#[inline(always)]
+fn letters_token(b: &[u8], prefix: &[u8], letter: u8) -> Option<(Code, usize)> {
+    let n = prefix.len();
+    let head = b.get(..n + 3)?;
+    let same_prefix = head[1..=n]
+        .iter()
+        .zip(prefix)
+        .fold(true, |same, (x, y)| same & (x == y));
+    if !(same_prefix && head[0] == b'<' && head[n + 1] == letter && head[n + 2] == b'_') {
+        return None;
+    }
+    let (code, end) = code_at(b, n + 3)?;
+    (b.get(end) == Some(&b'>')).then_some((code, end + 1))
+}
+
+/// `<|sid_`, a code and `|>` at the start of `b`: the code and the token's length.
+#[inline(always)]
+fn vocab_token(b: &[u8]) -> Option<(Code, usize)> {
+    if !b.starts_with(VOCAB_OPEN.as_bytes()) {
+        return None;
+    }
+    let (code, end) = code_at(b, VOCAB_OPEN.len())?;
+    (b.get(end) == Some(&b'|') && b.get(end + 1) == Some(&b'>')).then_some((code, end + 2))
+}
+
+/// One to five decimal digits at `b[start..]` with a value below 65,536, as
+/// [`parse_code`] reads them: the code and where the digits end.
+#[inline(always)]
+fn code_at(b: &[u8], start: usize) -> Option<(Code, usize)> {
+    let mut value = 0u32;
+    let mut end = start;
+    while let Some(&d @ b'0'..=b'9') = b.get(end) {
+        if end - start == 5 {
+            return None;
+        }
+        value = value * 10 + u32::from(d - b'0');
+        end += 1;
+    }
+    if end == start {
+        return None;
+    }
+    Some((Code::try_from(value).ok()?, end))
+}
+
 /// A code written in decimal, below 65,536.
 fn parse_code(digits: &str) -> Option<Code> {
     if digits.is_empty() || digits.len() > 5 || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -286,9 +545,12 @@ fn parse_code(digits: &str) -> Option<Code> {
     digits.parse().ok()
 }
 
-/// The string without white space.
-fn compact(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+/// The string without white space, copied only when it has some.
+fn compact(s: &str) -> Cow<'_, str> {
+    if s.bytes().all(|b| b > b' ' && b.is_ascii()) || !s.chars().any(char::is_whitespace) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().filter(|c| !c.is_whitespace()).collect())
 }
 
 /// `12-7-201`: integers joined by `sep`, spaces around them ignored.
@@ -299,17 +561,18 @@ fn parse_joined(s: &str, sep: u8) -> Option<(SidKey, u8)> {
     }
     let mut key: SidKey = 0;
     let mut n = 0usize;
-    let parts: Box<dyn Iterator<Item = &str>> = if sep == b' ' {
-        Box::new(s.split_ascii_whitespace())
-    } else {
-        Box::new(s.split(sep as char))
-    };
-    for part in parts {
+    let mut push = |part: &str| {
         if n == MAX_LEVELS {
             return None;
         }
         key = (key << 16) | SidKey::from(parse_code(part.trim())?);
         n += 1;
+        Some(())
+    };
+    if sep == b' ' {
+        s.split_ascii_whitespace().try_for_each(&mut push)?;
+    } else {
+        s.split(sep as char).try_for_each(&mut push)?;
     }
     Some((key, n as u8))
 }
@@ -343,7 +606,7 @@ pub fn detect(s: &str) -> Option<SidScheme> {
     let compact = compact(t);
     let (wrapped, rest) = match compact.strip_prefix(WRAP_BEGIN) {
         Some(rest) => (true, rest),
-        None => (false, compact.as_str()),
+        None => (false, &*compact),
     };
     if let Some(after) = rest.strip_prefix(VOCAB_OPEN) {
         return after
@@ -388,6 +651,128 @@ mod tests {
                 SidScheme::LETTERS.parse_sid_in_general(&s),
                 "{}", s
             );
+        }
+    }
+
+    /// One scheme of every kind: prefixes short enough for the word-at-a-time reading and
+    /// one too long for it, wrapped or not, and every separator of joined integers.
+    fn kinds_of_scheme() -> Vec<SidScheme> {
+        let letters = |upper, prefix, wrapped| SidScheme::Letters {
+            upper,
+            prefix: Prefix::new(prefix).unwrap(),
+            wrapped,
+        };
+        let mut schemes = vec![
+            SidScheme::LETTERS,
+            letters(true, "", false),
+            letters(false, "s_", false),
+            letters(false, "s_", true),
+            letters(true, "x1_", true),
+            letters(false, "abcdef_", false),
+            SidScheme::Vocab { wrapped: false },
+            SidScheme::Vocab { wrapped: true },
+            SidScheme::Integers,
+        ];
+        schemes.extend(SEPARATORS.iter().map(|&sep| SidScheme::Joined { sep }));
+        schemes
+    }
+
+    proptest! {
+        // Cheap cases, and the rare ones (a SID cut where its tail seems to go on) matter.
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The copy-free reading of compact SIDs and tokens decides as the general reader
+        /// does, whatever follows them; what it reads is detected as its own scheme (so a
+        /// reader who knows the scheme may skip detecting it) and holds no quote, backslash
+        /// or control character (so a JSON string of it ends at the next quote).
+        #[test]
+        fn compact_reading_agrees_with_the_general_one(
+            scheme in proptest::sample::select(kinds_of_scheme()),
+            codes in proptest::collection::vec("[0-9]{0,6}", 0..6),
+            closed in proptest::bool::ANY,
+            damage in proptest::option::of((0usize..40, proptest::sample::select(b"<>_ab|-,  \t\"\\0s".to_vec()))),
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "<(s_|x1_|abcdef_)?[a-eA-E]_[0-9]{0,6}>",
+                "<\\|sid_[0-9]{0,6}\\|>",
+                Just("<|sid_begin|>".to_string()),
+                Just("<|sid_end|>".to_string()),
+                "[0-9]{0,6}",
+                "[-,_|:/. ]",
+            ], 0..7),
+            cut in 0usize..3,
+            tail in proptest::prop_oneof!["[<>a-d_0-9\"|]{0,12}", "(>|\\|>)[<>a-d_0-9\"|]{0,10}"],
+        ) {
+            // Mostly SIDs written in the scheme (codes of any length, leading zeros, up to
+            // five levels), some with a byte changed or the last bytes cut (which the tail
+            // may seem to complete); some fragments of every scheme.
+            let s = if parts.len() % 3 == 0 {
+                parts.concat()
+            } else {
+                let mut s = written_like(scheme, &codes, closed).into_bytes();
+                if let Some((at, byte)) = damage && !s.is_empty() {
+                    let at = at % s.len();
+                    s[at] = byte;
+                }
+                s.truncate(s.len().saturating_sub(cut));
+                String::from_utf8(s).unwrap()
+            };
+            let general = scheme.parse_sid_in_general(&s);
+            let compact = scheme.parse_compact(s.as_bytes());
+            if let Some((key, n)) = compact {
+                prop_assert_eq!(compact, general, "{}", s);
+                prop_assert_eq!(parse_any(&s), Some((scheme, key, n)), "{}", s);
+                prop_assert!(s.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\'));
+            }
+            prop_assert_eq!(scheme.parse_sid(&s), general, "{}", s);
+            let with_tail = format!("{s}{tail}");
+            prop_assert_eq!(scheme.parse_compact_in(with_tail.as_bytes(), s.len()), compact, "{}", s);
+            if let Some((key, n)) = scheme.parse_sid_detected_as_self(&s) {
+                prop_assert_eq!(parse_any(&s), Some((scheme, key, n)), "{}", s);
+            }
+            for level in 0..MAX_LEVELS {
+                if let Some((code, len)) = scheme.compact_token(with_tail.as_bytes(), level) {
+                    prop_assert_eq!(scheme.parse_token(&with_tail[..len], level), Some(code), "{}", with_tail);
+                }
+            }
+        }
+    }
+
+    /// `codes` (decimal text, any length) written as one SID in `scheme`, wrapped SIDs
+    /// `closed` or cut off before their closing marker.
+    fn written_like(scheme: SidScheme, codes: &[String], closed: bool) -> String {
+        let tokens: Vec<String> = codes
+            .iter()
+            .enumerate()
+            .map(|(level, code)| scheme.format_token(level, 9).replacen('9', code, 1))
+            .collect();
+        let wrapped = |body: String| match (scheme.wrapped(), closed) {
+            (false, _) => body,
+            (true, true) => format!("{WRAP_BEGIN}{body}{WRAP_END}"),
+            (true, false) => format!("{WRAP_BEGIN}{body}"),
+        };
+        match scheme {
+            SidScheme::Joined { sep } => tokens.join(&(sep as char).to_string()),
+            SidScheme::Integers => format!("[{}]", tokens.join(", ")),
+            _ => wrapped(tokens.concat()),
+        }
+    }
+
+    #[test]
+    fn compact_sids_of_every_scheme_are_read_without_the_general_path() {
+        for scheme in kinds_of_scheme() {
+            let text = scheme.format_sid(&[7, 65535, 0, 1234]);
+            let expected = (sid_key(&[7, 65535, 0, 1234]), 4);
+            if scheme == SidScheme::Integers {
+                // Integer lists are JSON lists, never strings.
+                assert_eq!(scheme.parse_compact(text.as_bytes()), None);
+                continue;
+            }
+            assert_eq!(
+                scheme.parse_compact(text.as_bytes()),
+                Some(expected),
+                "{text}"
+            );
+            assert_eq!(scheme.parse_sid(&text), Some(expected), "{text}");
         }
     }
 

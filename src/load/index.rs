@@ -122,7 +122,15 @@ impl SidIndex {
         if scheme.is_none()
             && let Some(f) = super::index_fast_path::parse(bytes)
         {
-            return Self::from_codes(path, f.ids, f.codes, f.n_levels, codebook_size, f.format);
+            return Ok(Self::from_codes(
+                path,
+                f.ids,
+                f.codes,
+                f.n_levels,
+                codebook_size,
+                f.format,
+            )?
+            .with_scheme(f.scheme));
         }
         Self::parse_with_serde(bytes, path, codebook_size, scheme)
     }

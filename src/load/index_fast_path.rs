@@ -1,12 +1,16 @@
 //! The index layout tokenizers usually write, `{"id": ["<a_1>", "<b_2>"], ...}` (or integer
-//! codes), read without serde and split over the cores. Anything else — escapes, SID strings,
-//! other token schemes, any error — declines, and the serde path reads the file and reports.
+//! codes, the tokens of another scheme such as OpenOneRec's `<s_a_1>`, or SID strings such as
+//! `"12-7-201"`), read without serde and split over the cores. Anything else — escapes, a
+//! SID string that does not read, any error — declines, and the serde path reads the file
+//! and reports.
 
 use rayon::prelude::*;
 
 use super::ids::{ItemIds, NOT_AN_INTEGER};
 use super::index::IndexFormat;
-use crate::sid::{Code, MAX_LEVELS};
+use crate::ascii_digits::{fold_digits, not_digits};
+use crate::sid::{Code, MAX_LEVELS, SidKey};
+use crate::sid_scheme::{self, SidScheme};
 
 /// Ids and codes read by the fast path, as the serde path would have read them.
 pub(super) struct FastIndex {
@@ -14,6 +18,9 @@ pub(super) struct FastIndex {
     pub(super) codes: Vec<Code>,
     pub(super) n_levels: usize,
     pub(super) format: IndexFormat,
+    /// The scheme of its tokens, detected from the first as the serde path does
+    /// ([`SidScheme::Integers`] for integer codes).
+    pub(super) scheme: SidScheme,
 }
 
 /// Below this many bytes a file is read on one thread (splitting would not pay).
@@ -28,24 +35,53 @@ pub(super) fn parse(bytes: &[u8]) -> Option<FastIndex> {
     }
     i += 1;
     skip_ws(bytes, &mut i);
+    let (first, value_end) = first_token(bytes, i).unwrap_or(("", b']'));
+    let scheme = sid_scheme::detect(first).unwrap_or_default();
     let threads = rayon::current_num_threads().max(1);
     let n_chunks = (bytes.len() / MIN_CHUNK_BYTES).clamp(1, threads);
     // A split guessed inside an odd id fails its proof; one chunk then settles it.
-    parse_in_chunks(bytes, i, n_chunks).or_else(|| {
+    parse_in_chunks(bytes, i, n_chunks, scheme, value_end).or_else(|| {
         (n_chunks > 1)
-            .then(|| parse_in_chunks(bytes, i, 1))
+            .then(|| parse_in_chunks(bytes, i, 1, scheme, value_end))
             .flatten()
     })
 }
 
+/// The first item's first token, or its SID string, when it is a plain string (the item at
+/// `i`): the string the serde path detects the file's scheme from; and the byte that ends
+/// an item's value, `]` after a list and `"` after a SID string.
+fn first_token(b: &[u8], mut i: usize) -> Option<(&str, u8)> {
+    plain_id_by_bytes(b, &mut i)?;
+    skip_ws(b, &mut i);
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    skip_ws(b, &mut i);
+    let value_end = if b.get(i) == Some(&b'[') {
+        i += 1;
+        skip_ws(b, &mut i);
+        b']'
+    } else {
+        b'"'
+    };
+    Some((plain_string(b, &mut i)?, value_end))
+}
+
 /// Reads the items from `i` (just inside the `{`) in `n_chunks` parallel chunks.
-fn parse_in_chunks(bytes: &[u8], i: usize, n_chunks: usize) -> Option<FastIndex> {
+fn parse_in_chunks(
+    bytes: &[u8],
+    i: usize,
+    n_chunks: usize,
+    scheme: SidScheme,
+    value_end: u8,
+) -> Option<FastIndex> {
     // Chunk k starts at an item boundary guessed near k/n of the file; chunk k−1, read from
     // the true start, must stop exactly there, which proves the guess.
     let mut starts = vec![i];
     for k in 1..n_chunks {
         let guess = bytes.len() / n_chunks * k;
-        if let Some(s) = boundary_after(bytes, guess.max(*starts.last()? + 1)) {
+        if let Some(s) = boundary_after(bytes, guess.max(*starts.last()? + 1), value_end) {
             starts.push(s);
         }
     }
@@ -54,7 +90,7 @@ fn parse_in_chunks(bytes: &[u8], i: usize, n_chunks: usize) -> Option<FastIndex>
         .collect();
     let chunks: Vec<Chunk> = bounds
         .par_iter()
-        .map(|&(start, stop)| parse_chunk(bytes, start, stop))
+        .map(|&(start, stop)| parse_chunk(bytes, start, stop, scheme))
         .collect::<Option<_>>()?;
     let first = &chunks[0];
     let (n_levels, format) = (first.n_levels, first.format);
@@ -99,6 +135,10 @@ fn parse_in_chunks(bytes: &[u8], i: usize, n_chunks: usize) -> Option<FastIndex>
         codes,
         n_levels,
         format,
+        scheme: match format {
+            IndexFormat::Integers => SidScheme::Integers,
+            _ => scheme,
+        },
     })
 }
 
@@ -131,12 +171,12 @@ fn skip_ws(b: &[u8], i: &mut usize) {
     }
 }
 
-/// The first `"` at or after `from` that follows `]`, whitespace, `,`, whitespace: where an
-/// item starts if that `]` closed the previous item's codes.
-fn boundary_after(b: &[u8], from: usize) -> Option<usize> {
+/// The first `"` at or after `from` that follows `value_end` (`]` or `"`), whitespace, `,`,
+/// whitespace: where an item starts if that `value_end` closed the previous item's codes.
+fn boundary_after(b: &[u8], from: usize, value_end: u8) -> Option<usize> {
     let mut at = from;
     loop {
-        let close = at + memchr::memchr(b']', b.get(at..)?)?;
+        let close = at + memchr::memchr(value_end, b.get(at..)?)?;
         let mut i = close + 1;
         skip_ws(b, &mut i);
         if b.get(i) == Some(&b',') {
@@ -152,7 +192,7 @@ fn boundary_after(b: &[u8], from: usize) -> Option<usize> {
 
 /// Reads items from `i` (an item's opening quote) until the next item would start at or after
 /// `stop`, or the object closes (then nothing but whitespace may follow).
-fn parse_chunk(b: &[u8], mut i: usize, stop: usize) -> Option<Chunk> {
+fn parse_chunk(b: &[u8], mut i: usize, stop: usize, scheme: SidScheme) -> Option<Chunk> {
     let mut c = Chunk {
         text: String::new(),
         ends: Vec::new(),
@@ -167,6 +207,7 @@ fn parse_chunk(b: &[u8], mut i: usize, stop: usize) -> Option<Chunk> {
     loop {
         let dumped = match format {
             Some(IndexFormat::Integers) => None,
+            _ if scheme != SidScheme::LETTERS => None,
             _ => dumped_item(b, i, &mut dumped_codes),
         };
         let (id, value, levels) = match dumped {
@@ -184,7 +225,11 @@ fn parse_chunk(b: &[u8], mut i: usize, stop: usize) -> Option<Chunk> {
                 }
                 i += 1;
                 skip_ws(b, &mut i);
-                (id, value, codes(b, &mut i, &mut c.codes, &mut format)?)
+                (
+                    id,
+                    value,
+                    codes(b, &mut i, &mut c.codes, &mut format, scheme)?,
+                )
             }
         };
         c.text.push_str(id);
@@ -313,33 +358,24 @@ fn short_integer_id(window: &[u8]) -> Option<(&str, u64)> {
     Some((id, fold_digits(word, n)))
 }
 
-/// Bit 7 of each byte of `word` set unless the byte is an ASCII digit. Below '0' the
-/// subtraction wraps, above '9' the addition reaches 0x80; carries and borrows only move
-/// upwards, from a byte that is not a digit, so the lowest such byte is found exactly.
-fn not_digits(word: u64) -> u64 {
-    (word.wrapping_sub(ZEROS) | word.wrapping_add(0x4646_4646_4646_4646)) & 0x8080_8080_8080_8080
-}
-
-/// The value of the `n` (1 to 8) digits at the start of `word` (little endian, the most
-/// significant first): moved to the top of the word with zeros below them (leading zeros
-/// of the same number), then folded pairwise.
-fn fold_digits(word: u64, n: usize) -> u64 {
-    let mut x = word.wrapping_sub(ZEROS) << (8 * (8 - n));
-    x = ((x & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561)) >> 8;
-    x = ((x & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601)) >> 16;
-    ((x & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001)) >> 32
-}
-
-/// Eight ASCII zeros.
-const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
-
-/// `["<a_1>", "<b_2>"]` or `[1, 2]` at `*i`: pushes the codes and returns how many.
+/// `["<a_1>", "<b_2>"]`, `[1, 2]` or a SID string `"1-2"` at `*i`: pushes the codes and
+/// returns how many.
 fn codes(
     b: &[u8],
     i: &mut usize,
     out: &mut Vec<Code>,
     format: &mut Option<IndexFormat>,
+    scheme: SidScheme,
 ) -> Option<usize> {
+    if b.get(*i) == Some(&b'"') {
+        if *format.get_or_insert(IndexFormat::SidString) != IndexFormat::SidString {
+            return None;
+        }
+        let (key, n) = sid_string(b, i, scheme)?;
+        let n = usize::from(n);
+        out.extend((0..n).map(|level| (key >> (16 * (n - 1 - level))) as Code));
+        return Some(n);
+    }
     if b.get(*i) != Some(&b'[') {
         return None;
     }
@@ -351,7 +387,8 @@ fn codes(
             return None;
         }
         let (code, this) = match b.get(*i)? {
-            b'"' => (token(b, i, level)?, IndexFormat::Tokens),
+            b'"' if scheme == SidScheme::LETTERS => (token(b, i, level)?, IndexFormat::Tokens),
+            b'"' => (scheme_token(b, i, level, scheme)?, IndexFormat::Tokens),
             b'0'..=b'9' => (integer(b, i)?, IndexFormat::Integers),
             _ => return None,
         };
@@ -399,6 +436,50 @@ fn token_in_words(window: &[u8; 12], i: &mut usize, level: usize) -> Option<Code
     }
     *i += 6 + n;
     Code::try_from(fold_digits(word, n)).ok()
+}
+
+/// A token of another scheme than the default at `*i` (its opening quote), moving past it.
+/// The usual compact token is read straight from the bytes (none of them is a quote, a
+/// backslash or a control character); any other plain string as the serde path reads it,
+/// with [`SidScheme::parse_token`].
+fn scheme_token(b: &[u8], i: &mut usize, level: usize, scheme: SidScheme) -> Option<Code> {
+    let body = b.get(*i + 1..)?;
+    if let Some((code, len)) = scheme.compact_token(body, level)
+        && body.get(len) == Some(&b'"')
+    {
+        *i += len + 2;
+        return Some(code);
+    }
+    scheme.parse_token(plain_string(b, i)?, level)
+}
+
+/// A SID string at `*i` (its opening quote), moving past it: a compact one read straight
+/// from the bytes (it holds no quote, backslash or control character, so the string ends at
+/// the next quote), any other plain string as the serde path reads it.
+fn sid_string(b: &[u8], i: &mut usize, scheme: SidScheme) -> Option<(SidKey, u8)> {
+    let body = b.get(*i + 1..)?;
+    if let Some(len) = memchr::memchr(b'"', body)
+        && let Some(found) = scheme.parse_compact_in(body, len)
+    {
+        *i += len + 2;
+        return Some(found);
+    }
+    scheme.parse_sid(plain_string(b, i)?)
+}
+
+/// A string without escapes or control characters at `*i`, moving past it.
+fn plain_string<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a str> {
+    if b.get(*i) != Some(&b'"') {
+        return None;
+    }
+    let start = *i + 1;
+    let len = memchr::memchr2(b'"', b'\\', b.get(start..)?)?;
+    let body = &b[start..start + len];
+    if b[start + len] != b'"' || body.iter().any(|&c| c < 0x20) {
+        return None;
+    }
+    *i = start + len + 1;
+    std::str::from_utf8(body).ok()
 }
 
 /// [`token`] byte by byte.
@@ -460,10 +541,11 @@ mod tests {
             .collect();
         let found: Vec<_> = ids.iter().map(|id| idx.ids().position(id)).collect();
         format!(
-            "{ids:?} {:?} {} {:?} {rows:?} {found:?} {}",
+            "{ids:?} {:?} {} {:?} {:?} {rows:?} {found:?} {}",
             idx.all_codes(),
             idx.n_levels(),
             idx.format(),
+            idx.scheme(),
             idx.ids().rows_are_ids()
         )
     }
@@ -475,13 +557,54 @@ mod tests {
         let Some(fast) = parse(text.as_bytes()) else {
             return Ok(false);
         };
+        let scheme = fast.scheme;
         let fast =
-            SidIndex::from_codes(path, fast.ids, fast.codes, fast.n_levels, None, fast.format);
+            SidIndex::from_codes(path, fast.ids, fast.codes, fast.n_levels, None, fast.format)
+                .map(|index| index.with_scheme(scheme));
         match (fast, serde) {
             (Ok(f), Ok(s)) => prop_assert_eq!(dump(&f), dump(&s), "{}", text),
             (f, s) => prop_assert!(f.is_err() && s.is_err(), "{text}: {f:?} vs {s:?}"),
         }
         Ok(true)
+    }
+
+    /// Large enough to be read in parallel chunks: the chunks of SID strings start at
+    /// the `"` after a value's closing quote, those of token lists after its `]`.
+    #[test]
+    fn other_schemes_are_read_in_chunks() {
+        for (scheme, sid_strings) in [
+            ("1-2", true),
+            ("<s_a_1><s_b_2>", false),
+            ("<|sid_1|><|sid_2|>", true),
+        ] {
+            let scheme = SidScheme::from_name_or_example(scheme).unwrap();
+            let items: Vec<String> = (0..100_000u32)
+                .map(|i| {
+                    let codes = [(i % 7) as Code, (i / 7 % 256) as Code, (i % 65_536) as Code];
+                    let value = if sid_strings {
+                        format!("\"{}\"", scheme.format_sid(&codes))
+                    } else {
+                        let tokens: Vec<String> = (0..3)
+                            .map(|l| format!("\"{}\"", scheme.format_token(l, codes[l])))
+                            .collect();
+                        format!("[{}]", tokens.join(", "))
+                    };
+                    format!("\"{i}\": {value}")
+                })
+                .collect();
+            let text = format!("{{{}}}", items.join(", "));
+            assert!(text.len() > 2 * MIN_CHUNK_BYTES, "{}", text.len());
+            let (first, value_end) = first_token(text.as_bytes(), 1).unwrap();
+            let chunked = parse_in_chunks(
+                text.as_bytes(),
+                1,
+                2,
+                sid_scheme::detect(first).unwrap(),
+                value_end,
+            );
+            assert!(chunked.is_some(), "{scheme:?} not read in two chunks");
+            assert!(fast_equals_serde(&text).unwrap(), "{scheme:?}");
+        }
     }
 
     #[test]
@@ -505,7 +628,21 @@ mod tests {
             (r#"{"0": [-1]}"#, false),
             (r#"{"0": [70000]}"#, false),
             (r#"{"0": []}"#, false),
-            (r#"{"0": "<a_1><b_2>"}"#, false),
+            (r#"{"0": "<a_1><b_2>"}"#, true),
+            (
+                r#"{"0": ["<s_a_1>", "<s_b_2>"], "1": ["<s_a_1>", "<s_b_3>"]}"#,
+                true,
+            ),
+            (r#"{"0": "1-2", "1": " 3 - 4 "}"#, true),
+            (
+                r#"{"0": "<|sid_begin|><|sid_1|><|sid_2|>", "1": "<|sid_3|><|sid_4|>"}"#,
+                false,
+            ),
+            (r#"{"0": "1-2", "1": [3, 4]}"#, false),
+            (r#"{"0": ["<s_a_1>"], "1": ["<a_1>"]}"#, false),
+            (r#"{"0": ["<s_a_1>X, "<s_b_2>"]}"#, false),
+            (r#"{"0": "1-2X, "1": "3-4"}"#, false),
+            (r#"{"0": "1-2", "1": "3,4"}"#, false),
             (r#"{"a\"b": [1]}"#, false),
             (r#"{"0": [1]} x"#, false),
             (r#"{"0": [1],}"#, false),
@@ -544,6 +681,52 @@ mod tests {
             .build()
             .unwrap();
         assert!(pool.install(|| fast_equals_serde(&text)).unwrap());
+    }
+
+    proptest::proptest! {
+        // A damaged byte matters where it hits a token's closing quote: many cheap cases.
+        #![proptest_config(proptest::test_runner::Config::with_cases(2048))]
+
+        /// Indexes in other token schemes, as token lists or as SID strings (codes up to
+        /// 69,999 in any scheme, leading zeros), and random one-byte damage: read as serde
+        /// reads them, scheme included, or declined.
+        #[test]
+        fn other_schemes_agree_with_serde(
+            scheme in proptest::sample::select(vec![
+                "<A_1><B_2>", "<s_a_1><s_b_2>", "<|sid_begin|><s_a_1><s_b_2><|sid_end|>",
+                "<abcdef_a_1><abcdef_b_2>", "<|sid_1|><|sid_2|>", "1-2", "1,2", "1 2", "<a_1><b_2>",
+            ]),
+            items in proptest::collection::vec(("[0-9a-z]{0,3}", proptest::collection::vec("0?[0-9]{1,4}|6[5-9][0-9]{3}", 1..4)), 1..5),
+            sid_strings in proptest::bool::ANY,
+            space in "[ \t\n]{0,2}",
+            damage in proptest::option::of((0usize..200, proptest::num::u8::ANY)),
+        ) {
+            let scheme = SidScheme::from_name_or_example(scheme).unwrap();
+            let written = |level: usize, code: &str| scheme.format_token(level, 9).replacen('9', code, 1);
+            let body: Vec<String> = items
+                .iter()
+                .map(|(id, codes)| {
+                    let value = if sid_strings || !scheme.has_tokens() {
+                        let tokens: Vec<String> = codes.iter().enumerate().map(|(l, c)| written(l, c)).collect();
+                        let sid = match scheme {
+                            SidScheme::Joined { sep } => tokens.join(&(sep as char).to_string()),
+                            _ => scheme.format_sid(&[]).replace("<|sid_end|>", &format!("{}<|sid_end|>", tokens.concat())),
+                        };
+                        let sid = if sid.is_empty() { tokens.concat() } else { sid };
+                        format!("\"{sid}\"")
+                    } else {
+                        let tokens: Vec<String> = codes.iter().enumerate().map(|(l, c)| format!("\"{}\"", written(l, c))).collect();
+                        format!("[{}]", tokens.join(&format!(",{space}")))
+                    };
+                    format!("\"{id}\"{space}:{space}{value}")
+                })
+                .collect();
+            let text = format!("{space}{{{}}}{space}", body.join(&format!("{space},")));
+            fast_equals_serde(&text)?;
+            if let Some((at, byte)) = damage {
+                fast_equals_serde(&crate::load::with_byte_changed(&text, at, byte))?;
+            }
+        }
     }
 
     proptest::proptest! {

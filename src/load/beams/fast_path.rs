@@ -175,11 +175,24 @@ fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
 }
 
 /// A plain JSON string at byte `*i` read as a beam SID, moving past it. The usual
-/// `"<a_1><b_2>…"` is parsed in the same pass that finds its closing quote; any other string
+/// `"<a_1><b_2>…"` is parsed in the same pass that finds its closing quote, and a compact SID
+/// in the scheme the record's SIDs are expected in right after finding it; any other string
 /// is read by [`BeamRecord::read_sid`], which gives the same SID for those.
 #[inline(always)]
 fn plain_sid(text: &str, i: &mut usize, rec: &mut BeamRecord) -> Option<BeamSid> {
-    if let Some((key, n_levels, len)) = parse_quoted_compact_sid(&text.as_bytes()[*i..]) {
+    if let Some(scheme) = rec.expected_other_scheme() {
+        // A compact SID in another scheme holds no quote, backslash or control character,
+        // so the string ends at the next quote and is what JSON says it is.
+        let b = &text.as_bytes()[*i..];
+        if b.first() == Some(&b'"')
+            && let Some(len) = memchr::memchr(b'"', &b[1..])
+            && let Some((key, n_levels)) = scheme.parse_compact_in(&b[1..], len)
+        {
+            rec.note_expected(scheme);
+            *i += len + 2;
+            return Some(BeamSid::Codes { key, n_levels });
+        }
+    } else if let Some((key, n_levels, len)) = parse_quoted_compact_sid(&text.as_bytes()[*i..]) {
         // The SID is ASCII, so both ends of its contents are character boundaries. Once the
         // record's scheme is the letters one, there is nothing to note (nor to slice).
         if !rec.letters {
