@@ -287,10 +287,7 @@ impl SidScheme {
             if level == MAX_LEVELS {
                 return None;
             }
-            let (code, len) = match head {
-                Some(head) => head.token_at(b, at, end, level),
-                None => self.compact_token(&b[at..end], level),
-            }?;
+            let (code, len) = self.token_within(head, b, at, end, level)?;
             key = (key << 16) | SidKey::from(code);
             at += len;
             level += 1;
@@ -304,9 +301,28 @@ impl SidScheme {
     /// `_`, one to five digits below 65,536 and `>` (`<|sid_`, the digits, `|>` in the
     /// vocabulary). Bytes of `b` after the token are never part of it.
     pub fn compact_token(self, b: &[u8], level: usize) -> Option<(Code, usize)> {
-        if let Some(head) = TokenHead::of(self) {
-            return head.token_at(b, 0, b.len(), level);
+        self.token_within(TokenHead::of(self), b, 0, b.len(), level)
+    }
+
+    /// The compact token of `level` at `b[at..]`, ending by `end`: a word at a time with the
+    /// scheme's `head`, else byte by byte.
+    #[inline(always)]
+    fn token_within(
+        self,
+        head: Option<TokenHead>,
+        b: &[u8],
+        at: usize,
+        end: usize,
+        level: usize,
+    ) -> Option<(Code, usize)> {
+        match head {
+            Some(head) => head.token_at(self, b, at, end, level),
+            None => self.token_by_bytes(&b[at..end], level),
         }
+    }
+
+    /// [`SidScheme::compact_token`] byte by byte.
+    fn token_by_bytes(self, b: &[u8], level: usize) -> Option<(Code, usize)> {
         match self {
             SidScheme::Letters { upper, prefix, .. } => {
                 let base = if upper { b'A' } else { b'a' };
@@ -423,15 +439,23 @@ impl TokenHead {
         })
     }
 
-    /// The token of `level` at `b[at..]`, which must end by `end`: its code and length, as
-    /// [`letters_token`] and [`vocab_token`] read `b[at..end]` (bytes up to the end of `b`
-    /// are loaded, never taken). Near the end of `b` it is read byte by byte.
+    /// The token of `level` of `scheme` (whose head this is) at `b[at..]`, which must end by
+    /// `end`: its code and length, as [`letters_token`] and [`vocab_token`] read `b[at..end]`
+    /// (bytes up to the end of `b` are loaded, never taken). Near the end of `b` it is read
+    /// byte by byte.
     #[inline(always)]
-    fn token_at(self, b: &[u8], at: usize, end: usize, level: usize) -> Option<(Code, usize)> {
+    fn token_at(
+        self,
+        scheme: SidScheme,
+        b: &[u8],
+        at: usize,
+        end: usize,
+        level: usize,
+    ) -> Option<(Code, usize)> {
         let (Some(first), Some(digits)) =
             (b.get(at..at + 8), b.get(at + self.len..at + self.len + 8))
         else {
-            return self.token_by_bytes(&b[at..end], level);
+            return scheme.token_by_bytes(&b[at..end], level);
         };
         let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
         let letter = self.letter_shift.map_or(0, |shift| (level as u64) << shift);
@@ -453,17 +477,6 @@ impl TokenHead {
             return None;
         }
         Some((Code::try_from(fold_digits(digits, n)).ok()?, len))
-    }
-
-    fn token_by_bytes(self, b: &[u8], level: usize) -> Option<(Code, usize)> {
-        let head = self.word.to_le_bytes();
-        match self.letter_shift {
-            Some(shift) => {
-                let at = (shift / 8) as usize;
-                letters_token(b, &head[1..at], head[at] + level as u8)
-            }
-            None => vocab_token(b),
-        }
     }
 }
 

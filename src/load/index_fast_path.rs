@@ -6,6 +6,7 @@
 
 use rayon::prelude::*;
 
+use super::beams::parse_quoted_compact_sid_in;
 use super::ids::{ItemIds, NOT_AN_INTEGER};
 use super::index::IndexFormat;
 use crate::ascii_digits::{fold_digits, not_digits};
@@ -454,32 +455,18 @@ fn scheme_token(b: &[u8], i: &mut usize, level: usize, scheme: SidScheme) -> Opt
 }
 
 /// A SID string at `*i` (its opening quote), moving past it: a compact one read straight
-/// from the bytes (it holds no quote, backslash or control character, so the string ends at
-/// the next quote), any other plain string as the serde path reads it.
+/// from the bytes, any other plain string as the serde path reads it.
 fn sid_string(b: &[u8], i: &mut usize, scheme: SidScheme) -> Option<(SidKey, u8)> {
-    let body = b.get(*i + 1..)?;
-    if let Some(len) = memchr::memchr(b'"', body)
-        && let Some(found) = scheme.parse_compact_in(body, len)
-    {
-        *i += len + 2;
-        return Some(found);
+    if let Some((key, n_levels, len)) = parse_quoted_compact_sid_in(scheme, &b[*i..]) {
+        *i += len;
+        return Some((key, n_levels));
     }
     scheme.parse_sid(plain_string(b, i)?)
 }
 
-/// A string without escapes or control characters at `*i`, moving past it.
+/// A string without escapes or control characters at `*i`, moving past it (read as an id is).
 fn plain_string<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a str> {
-    if b.get(*i) != Some(&b'"') {
-        return None;
-    }
-    let start = *i + 1;
-    let len = memchr::memchr2(b'"', b'\\', b.get(start..)?)?;
-    let body = &b[start..start + len];
-    if b[start + len] != b'"' || body.iter().any(|&c| c < 0x20) {
-        return None;
-    }
-    *i = start + len + 1;
-    std::str::from_utf8(body).ok()
+    plain_id_by_bytes(b, i).map(|(s, _)| s)
 }
 
 /// [`token`] byte by byte.

@@ -1,7 +1,7 @@
 //! The records generators usually write, read without serde: plain strings, no escapes, the
 //! three known keys. Anything else falls back to the serde path, which reports errors.
 
-use super::grammar::parse_quoted_compact_sid;
+use super::grammar::{parse_quoted_compact_sid, parse_quoted_compact_sid_in};
 use super::{BeamRecord, BeamSid};
 
 /// The fast path of [`parse_line`] for the records generators usually write: an object whose
@@ -181,15 +181,11 @@ fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
 #[inline(always)]
 fn plain_sid(text: &str, i: &mut usize, rec: &mut BeamRecord) -> Option<BeamSid> {
     if let Some(scheme) = rec.expected_other_scheme() {
-        // A compact SID in another scheme holds no quote, backslash or control character,
-        // so the string ends at the next quote and is what JSON says it is.
-        let b = &text.as_bytes()[*i..];
-        if b.first() == Some(&b'"')
-            && let Some(len) = memchr::memchr(b'"', &b[1..])
-            && let Some((key, n_levels)) = scheme.parse_compact_in(&b[1..], len)
+        if let Some((key, n_levels, len)) =
+            parse_quoted_compact_sid_in(scheme, &text.as_bytes()[*i..])
         {
             rec.note_expected(scheme);
-            *i += len + 2;
+            *i += len;
             return Some(BeamSid::Codes { key, n_levels });
         }
     } else if let Some((key, n_levels, len)) = parse_quoted_compact_sid(&text.as_bytes()[*i..]) {

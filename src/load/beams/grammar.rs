@@ -2,6 +2,7 @@
 //! key, without allocating.
 
 use crate::sid::{Code, MAX_LEVELS, SidKey};
+use crate::sid_scheme::SidScheme;
 
 /// Parses a SID string such as `<a_1><b_2> <c_3><d_4>` (white space anywhere ignored) into
 /// its packed key and number of levels, without allocating; `None` when it is not a SID.
@@ -38,6 +39,19 @@ pub fn parse_quoted_compact_sid(b: &[u8]) -> Option<(SidKey, u8, usize)> {
         }
         _ => None,
     }
+}
+
+/// [`parse_quoted_compact_sid`] in any `scheme`: the compact SID it reads holds no quote,
+/// backslash or control character ([`SidScheme::parse_compact`]), so the string ends at the
+/// next quote and is what JSON says it is; the text after it serves as slack.
+#[inline(always)]
+pub fn parse_quoted_compact_sid_in(scheme: SidScheme, b: &[u8]) -> Option<(SidKey, u8, usize)> {
+    if b.first() != Some(&b'"') {
+        return None;
+    }
+    let len = memchr::memchr(b'"', &b[1..])?;
+    let (key, n_levels) = scheme.parse_compact_in(&b[1..], len)?;
+    Some((key, n_levels, len + 2))
 }
 
 /// [`parse_quoted_compact_sid`] of a SID whose closing quote is at most 32 bytes after the

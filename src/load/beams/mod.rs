@@ -15,7 +15,7 @@ mod scheme_check;
 mod table;
 
 use array_blocks::{ArrayBlocks, Takeover};
-pub use grammar::{parse_compact_sid, parse_sid_key};
+pub use grammar::{parse_compact_sid, parse_quoted_compact_sid_in, parse_sid_key};
 use json_array::{SerialStart, read_array};
 use json_lines::{Block, LineBlocks, parse_line};
 use scheme_check::{SchemeCheck, SchemeNote};
