@@ -456,7 +456,7 @@ fn plan_group(
             n_reassigned,
         }
     };
-    let optimal = assign(zcr::solve(&problem));
+    let optimal = assign(zcr::solve(&problem, &mut scratch.ranking));
     let greedy = assign(greedy::solve(&problem));
     Ok(Outcome::Resolved(GroupPlan {
         prefix,
@@ -511,12 +511,14 @@ pub(crate) fn in_id_order(
     items
 }
 
-/// One thread's buffers for the rows of `D[i,c]`, reused from group to group (zeroing them
-/// for each of 50k groups cost more than the distances of the smaller ones).
+/// One thread's buffers for the rows of `D[i,c]` and for ZCR's ranking of them, reused from
+/// group to group (zeroing them for each of 50k groups cost more than the distances of the
+/// smaller ones).
 #[derive(Default)]
 struct RowScratch {
     residual: Vec<f64>,
     every_code: Vec<f64>,
+    ranking: zcr::Ranking,
 }
 
 fn build_problem(
@@ -533,6 +535,7 @@ fn build_problem(
     let RowScratch {
         residual,
         every_code,
+        ..
     } = scratch;
     residual.resize(cost.dim(), 0.0);
     every_code.resize(cost.codebook_size(), 0.0);

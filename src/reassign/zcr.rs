@@ -5,10 +5,6 @@
 use super::GroupProblem;
 use super::hungarian::max_weight_assignment;
 
-/// Up to this many movers, each row's cheapest free columns are kept in a short sorted list
-/// rather than found by a selection over all of them.
-const FEW_MOVERS: usize = 16;
-
 /// Bits of a column index in a ranking key: a group has at most V ≤ 65,536 columns.
 const COLUMN_BITS: u32 = 16;
 const COLUMN_MASK: i128 = (1 << COLUMN_BITS) - 1;
@@ -30,9 +26,10 @@ const COLUMN_MASK: i128 = (1 << COLUMN_BITS) - 1;
 /// column, and some optimum gives every mover one of its `m` cheapest free columns (by the
 /// integer cost, then column): were a mover on a column outside that set, one of the set is
 /// unused (only `m − 1` other movers), and moving it there costs no more. The kept columns are
-/// the shared ones plus each row's `m` cheapest free ones; entries keep their full-problem
-/// values (labels `j` included), so the pruned problem is a sub-matrix with the same optimum.
-pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
+/// the shared ones plus each row's `m` cheapest free ones ([`Ranking::cheapest`]); entries
+/// keep their full-problem values (labels `j` included), so the pruned problem is a
+/// sub-matrix with the same optimum.
+pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize> {
     let (h, cols) = (problem.n_rows(), problem.n_columns());
     if h == 0 {
         return Vec::new();
@@ -55,57 +52,10 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     );
     // Free columns kept so far: once every one is, the rows left can add none.
     let mut kept_free = 0;
-    // q(ΔD) of every entry, row-major, when the ranking computed them.
-    let mut quanta: Vec<i64> = Vec::new();
-    if movers <= FEW_MOVERS && movers < free.len() {
-        // Few movers (usually one): each row's `movers` cheapest free columns by (q, j) in a
-        // short sorted list. Columns come in ascending j, so a later one enters only with a smaller q than
-        // the list's worst, and a scaled ΔD above `worst − 0.5` cannot round below it.
-        let mut best: Vec<(f64, usize)> = Vec::with_capacity(movers + 1);
+    if movers < free.len() {
         for r in 0..h {
             let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
-            best.clear();
-            for &j in &free {
-                let delta = row[j] - native;
-                if best.len() == movers && scale.scaled(delta) > best[movers - 1].0 - 0.5 {
-                    continue;
-                }
-                let q = scale.quanta(delta);
-                if best.len() == movers && q >= best[movers - 1].0 {
-                    continue;
-                }
-                let at = best.partition_point(|&(kept_q, _)| kept_q <= q);
-                best.insert(at, (q, j));
-                best.truncate(movers);
-            }
-            for &(_, j) in &best {
-                kept_free += usize::from(!std::mem::replace(&mut keep[j], true));
-            }
-            if kept_free == free.len() {
-                break;
-            }
-        }
-    } else if movers < free.len() {
-        // Within a row, free columns cost `M + q·T + w·(A + j)` with `w·j < T`: they rank by
-        // (q, j), one integer `q·2^16 + j` (j < 2^16, |q| ≤ 2^62), so the selection compares
-        // plain integers.
-        // Every entry's quanta, once: the ranking and then the weights read them.
-        quanta = Vec::with_capacity(h * cols);
-        for r in 0..h {
-            let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
-            quanta.extend(row.iter().map(|&d| scale.quanta_int(d - native)));
-        }
-        let mut ranked: Vec<i128> = Vec::with_capacity(free.len());
-        for r in 0..h {
-            let row = &quanta[r * cols..(r + 1) * cols];
-            ranked.clear();
-            ranked.extend(
-                free.iter()
-                    .map(|&j| (i128::from(row[j]) << COLUMN_BITS) | j as i128),
-            );
-            ranked.select_nth_unstable(movers - 1);
-            for &key in &ranked[..movers] {
-                let j = (key & COLUMN_MASK) as usize;
+            for &j in ranking.cheapest(row, native, &free, movers, &scale) {
                 kept_free += usize::from(!std::mem::replace(&mut keep[j], true));
             }
             if kept_free == free.len() {
@@ -121,14 +71,9 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
     let mut weights = Vec::with_capacity(h * kept.len());
     for r in 0..h {
         let native = problem.native_col(r);
-        if quanta.is_empty() {
-            let (row, native_dist) = (problem.row(r), problem.dist(r, native));
-            let q = |j: usize| scale.quanta_int(row[j] - native_dist);
-            scale.push_negated_costs(r, native, q, &kept, &mut weights);
-        } else {
-            let row = &quanta[r * cols..(r + 1) * cols];
-            scale.push_negated_costs(r, native, |j| row[j], &kept, &mut weights);
-        }
+        let (row, native_dist) = (problem.row(r), problem.dist(r, native));
+        let q = |j: usize| scale.quanta_int(row[j] - native_dist);
+        scale.push_negated_costs(r, native, q, &kept, &mut weights);
     }
     // A row's largest weight is its native column's alone: every other entry costs M more,
     // more than any ΔD and tie-break part can make up (see `Scaling`).
@@ -140,6 +85,168 @@ pub(crate) fn solve(problem: &GroupProblem) -> Vec<usize> {
         .collect();
     let assignment = max_weight_assignment(&weights, h, kept.len(), &natives);
     assignment.into_iter().map(|k| kept[k]).collect()
+}
+
+/// One thread's buffers for finding a row's cheapest free columns, reused from row to row
+/// and group to group.
+#[derive(Default)]
+pub(crate) struct Ranking {
+    /// The row's distances to the free columns as ordered integers ([`order_key`]).
+    keys: Vec<u64>,
+    /// Every [`SAMPLE_STEP`]-th key.
+    sample: Vec<u64>,
+    /// The keys that may be among the `movers` least, and their places in `keys`.
+    candidates: Vec<u64>,
+    places: Vec<u32>,
+    /// `q·2^16 + j` of the free columns, when distances alone cannot decide.
+    exact: Vec<i128>,
+    /// The columns found.
+    cheapest: Vec<usize>,
+}
+
+/// One key in this many goes into the sample that bounds a row's `movers`-th least key.
+const SAMPLE_STEP: usize = 4;
+
+impl Ranking {
+    /// The `movers` free columns of least `(q(D − native), j)` of one row (`D` its distances),
+    /// `movers < free.len()`. By distance first: `q` never decreases as `D` grows, so the
+    /// `movers` nearest free columns are the cheapest whenever the nearest one left out has
+    /// a larger `q` than the farthest one in (no column outside can then tie or beat one
+    /// inside). This holds unless quanta are equal across the cut (equal distances, say
+    /// duplicate codewords); then every free column's `(q, j)` is ranked.
+    fn cheapest(
+        &mut self,
+        row: &[f64],
+        native: f64,
+        free: &[usize],
+        movers: usize,
+        scale: &Scaling,
+    ) -> &[usize] {
+        let q = |key: u64| scale.quanta_int(from_order_key(key) - native);
+        self.cheapest.clear();
+        let separated = if movers == 1 {
+            let (least, next, place) = least_two(row, free);
+            let separated = q(least) < q(next);
+            if separated {
+                self.cheapest.push(free[place]);
+            }
+            separated
+        } else {
+            let (cut, next) = self.cut(row, free, movers);
+            let separated = q(cut) < q(next);
+            if separated {
+                let places = self.places.iter();
+                let keys = &self.keys;
+                self.cheapest.extend(
+                    places
+                        .filter(|&&place| keys[place as usize] <= cut)
+                        .map(|&place| free[place as usize]),
+                );
+            }
+            separated
+        };
+        if !separated {
+            let q = |j: usize| scale.quanta_int(row[j] - native);
+            self.exact.clear();
+            self.exact.extend(
+                free.iter()
+                    .map(|&j| (i128::from(q(j)) << COLUMN_BITS) | j as i128),
+            );
+            self.exact.select_nth_unstable(movers - 1);
+            self.cheapest.extend(
+                self.exact[..movers]
+                    .iter()
+                    .map(|&key| (key & COLUMN_MASK) as usize),
+            );
+        }
+        &self.cheapest
+    }
+
+    /// The `movers`-th least key of the row's free columns and the next one up, with
+    /// `keys` and the `places` in it that may hold the `movers` least (`movers ≥ 2`).
+    fn cut(&mut self, row: &[f64], free: &[usize], movers: usize) -> (u64, u64) {
+        self.keys.clear();
+        self.keys.extend(free.iter().map(|&j| order_key(row[j])));
+        let n = self.keys.len();
+        // The candidates: every key up to a bound, written in place and counted (no
+        // branch on a comparison that goes either way).
+        let bound = self.bound(movers);
+        self.candidates.resize(n, 0);
+        self.places.resize(n, 0);
+        let mut count = 0;
+        for (place, &key) in self.keys.iter().enumerate() {
+            self.candidates[count] = key;
+            self.places[count] = place as u32;
+            count += usize::from(key <= bound);
+        }
+        let bound = if count < movers {
+            self.candidates.copy_from_slice(&self.keys);
+            self.places
+                .iter_mut()
+                .zip(0..)
+                .for_each(|(p, place)| *p = place);
+            count = n;
+            u64::MAX
+        } else {
+            bound
+        };
+        self.places.truncate(count);
+        let (_, &mut cut, rest) = self.candidates[..count].select_nth_unstable(movers - 1);
+        let next = match rest.iter().min() {
+            Some(&next) => next,
+            None => *self
+                .keys
+                .iter()
+                .filter(|&&key| key > bound)
+                .min()
+                .expect("a free column is left out"),
+        };
+        (cut, next)
+    }
+
+    /// A key likely at least the `movers`-th least of `keys`, from every
+    /// [`SAMPLE_STEP`]-th one: the sample holds about `(movers − 1) / SAMPLE_STEP` of the
+    /// `movers − 1` least keys, so its `k`-th least with `k` a few deviations above that
+    /// is rarely below them. `u64::MAX` when the sample is too small to tell.
+    fn bound(&mut self, movers: usize) -> u64 {
+        let expected = (movers - 1) / SAMPLE_STEP;
+        let k = expected + 2 * expected.isqrt() + 2;
+        self.sample.clear();
+        self.sample
+            .extend(self.keys.iter().step_by(SAMPLE_STEP).copied());
+        if k >= self.sample.len() {
+            return u64::MAX;
+        }
+        *self.sample.select_nth_unstable(k - 1).1
+    }
+}
+
+/// The least key of a row's free columns, the next one up (equal if two are least) and the
+/// place of the least, in one pass (one mover, the most common case, needs no more).
+fn least_two(row: &[f64], free: &[usize]) -> (u64, u64, usize) {
+    let (mut least, mut next, mut at) = (u64::MAX, u64::MAX, 0);
+    for (place, &j) in free.iter().enumerate() {
+        let key = order_key(row[j]);
+        let below = key < least;
+        next = if below { least } else { next.min(key) };
+        at = if below { place } else { at };
+        least = if below { key } else { least };
+    }
+    (least, next, at)
+}
+
+/// An integer with the order of finite floats (−0 just below +0): a selection over these
+/// compares plain integers.
+fn order_key(x: f64) -> u64 {
+    let bits = x.to_bits();
+    let negative = ((bits as i64) >> 63) as u64;
+    bits ^ (negative | 1 << 63)
+}
+
+/// The float of an [`order_key`].
+fn from_order_key(key: u64) -> f64 {
+    let positive = key >> 63 == 1;
+    f64::from_bits(if positive { key ^ 1 << 63 } else { !key })
 }
 
 /// The largest `|d − native|` over a row, as a fold of `f64::max` finds it: the distances
@@ -231,19 +338,15 @@ impl Scaling {
         (room >= 1).then(|| (127 - room.leading_zeros()).min(MAX_BITS))
     }
 
-    /// `q(ΔD)`, an integer held exactly in an f64 (`|q| ≤ 2^62`).
-    fn quanta(&self, delta: f64) -> f64 {
-        round_half_away(self.scaled(delta))
-    }
-
     /// `ΔD · 2^(b−e)` before rounding (exact: the scale is a power of two).
     fn scaled(&self, delta: f64) -> f64 {
         delta * self.delta_scale
     }
 
-    /// `q(ΔD)` as an integer, the same value as `quanta`: below 2^63 the truncation through
-    /// i64 is exact, and so is the remainder below 2^52 (from 2^52 on x is whole and the
-    /// remainder 0); `|x| < 2^62` here. No branches, unlike the float rounding.
+    /// `q(ΔD)`: `ΔD · 2^(b−e)` rounded half away from zero, as an integer (`|q| ≤ 2^62`).
+    /// Below 2^63 the truncation through i64 is exact, and so is the remainder below 2^52
+    /// (from 2^52 on x is whole and the remainder 0); `|x| < 2^62` here. No branches and no
+    /// libm call, unlike `f64::round` on baseline x86-64.
     fn quanta_int(&self, delta: f64) -> i64 {
         let x = self.scaled(delta);
         let t = x as i64;
@@ -279,21 +382,6 @@ impl Scaling {
                 -(changed + i128::from(quanta(j)) * self.t + code)
             })),
         }
-    }
-}
-
-/// `x.round()` (half away from zero, the sign of zero kept) without the libm call that
-/// baseline x86-64 makes for it: millions of entries per run are rounded. Below 2^52 the
-/// truncation through i64 and the remainder `x − t` are exact; from 2^52 on, x is whole.
-fn round_half_away(x: f64) -> f64 {
-    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
-        return x;
-    }
-    let t = (x as i64 as f64).copysign(x);
-    if (x - t).abs() >= 0.5 {
-        t + 1f64.copysign(x)
-    } else {
-        t
     }
 }
 
@@ -367,7 +455,7 @@ mod tests {
             // Integer distances make exact ties common, so the tie-break is exercised.
             let integer = case % 2 == 0;
             let p = random_problem(&mut rng, integer);
-            let got = solve(&p);
+            let got = solve(&p, &mut Ranking::default());
             let want = brute_force(&p);
             let have = objective(&p, &got);
             assert_eq!(have.0, want.0, "case {case}: changes");
@@ -389,7 +477,7 @@ mod tests {
             n_columns: 4,
             dist: [1.0, 0.5, 1.0, 1.0].repeat(3),
         };
-        assert_eq!(solve(&p), vec![1, 0, 2]);
+        assert_eq!(solve(&p, &mut Ranking::default()), vec![1, 0, 2]);
     }
 
     #[test]
@@ -407,38 +495,6 @@ mod tests {
     }
 
     #[test]
-    fn round_half_away_gives_the_bits_of_round() {
-        let mut cases = vec![
-            0.0,
-            -0.0,
-            0.5,
-            -0.5,
-            1.5,
-            -2.5,
-            0.499_999_999_999_999_94,
-            -0.499_999_999_999_999_94,
-            4_503_599_627_370_495.5,
-            -4_503_599_627_370_495.5,
-            4_503_599_627_370_496.0,
-            2f64.powi(62),
-            -2f64.powi(62),
-            f64::MIN_POSITIVE,
-            -1e-300,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        let mut rng = Rng(0xc0ffee);
-        for _ in 0..100_000 {
-            let bits = (rng.below(1 << 31) << 22) | rng.below(1 << 22);
-            let mantissa = bits as f64 / (1u64 << 53) as f64 - 0.5;
-            cases.push(mantissa * 2f64.powi(rng.below(66) as i32 - 2));
-        }
-        for x in cases {
-            assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x:e}");
-        }
-    }
-
-    #[test]
     fn integer_quanta_equal_the_rounded_ones() {
         let mut rng = Rng(0x5eed);
         for (h, max_abs) in [(2, 1.0), (40, 3.5e-4), (200, 7.0e3)] {
@@ -452,8 +508,72 @@ mod tests {
                 deltas.extend([half, half.next_up(), half.next_down()]);
             }
             for d in deltas.into_iter().filter(|d| d.abs() <= max_abs) {
-                assert_eq!(s.quanta_int(d), s.quanta(d) as i64, "{d:e} (h = {h})");
+                let rounded = s.scaled(d).round();
+                assert_eq!(s.quanta_int(d), rounded as i64, "{d:e} (h = {h})");
             }
+        }
+    }
+
+    /// The `movers` free columns of least `(q, j)`, by sorting every one.
+    fn cheapest_by_sorting(
+        row: &[f64],
+        native: f64,
+        free: &[usize],
+        movers: usize,
+        s: &Scaling,
+    ) -> Vec<usize> {
+        let mut ranked: Vec<(i64, usize)> = free
+            .iter()
+            .map(|&j| (s.quanta_int(row[j] - native), j))
+            .collect();
+        ranked.sort_unstable();
+        let mut cheapest: Vec<usize> = ranked[..movers].iter().map(|&(_, j)| j).collect();
+        cheapest.sort_unstable();
+        cheapest
+    }
+
+    #[test]
+    fn the_cheapest_free_columns_are_those_of_a_full_sort() {
+        let mut rng = Rng(0xc4ea9);
+        // One buffer for every case, as one thread reuses it from group to group.
+        let mut ranking = Ranking::default();
+        for case in 0..6000 {
+            let cols = 2 + rng.below(300);
+            // Continuous distances; a few values (ties across the cut, whose quanta are
+            // equal: ranked by (q, j) in full); the least distances exactly where the sample
+            // looks (its bound falls short of the `movers`-th one); a coarse scale (distinct
+            // distances, equal quanta).
+            let pattern = case % 4;
+            let row: Vec<f64> = (0..cols)
+                .map(|j| match pattern {
+                    0 | 3 => rng.below(1 << 40) as f64 / (1u64 << 30) as f64,
+                    1 => rng.below(4) as f64,
+                    _ => (j % SAMPLE_STEP != 0) as u8 as f64 * 1000.0 + j as f64,
+                })
+                .collect();
+            let mut free: Vec<usize> = (0..cols).filter(|_| rng.below(8) != 0).collect();
+            if free.len() < 2 {
+                free = (0..cols).collect();
+            }
+            // One mover (the common case, read in one pass) every fifth case.
+            let movers = if case % 5 == 0 {
+                1
+            } else {
+                1 + rng.below(free.len() - 1)
+            };
+            let native = row[rng.below(cols)];
+            let max_abs = row.iter().fold(0.0f64, |m, &d| m.max((d - native).abs()));
+            let scale = if pattern == 3 {
+                Scaling::new(65_536, 65_536, max_abs * 2f64.powi(56))
+            } else {
+                Scaling::new(1 + rng.below(200), cols, max_abs)
+            };
+            let mut got = ranking
+                .cheapest(&row, native, &free, movers, &scale)
+                .to_vec();
+            got.sort_unstable();
+            let want = cheapest_by_sorting(&row, native, &free, movers, &scale);
+            assert_eq!(got, want, "case {case}: {movers} of {} free", free.len());
         }
     }
 
