@@ -132,10 +132,10 @@ impl Ranking {
             }
             separated
         } else {
-            let (cut, next) = self.cut(row, free, movers);
+            let (cut, next, count) = self.cut(row, free, movers);
             let separated = q(cut) < q(next);
             if separated {
-                let places = self.places.iter();
+                let places = self.places[..count].iter();
                 let keys = &self.keys;
                 self.cheapest.extend(
                     places
@@ -162,17 +162,20 @@ impl Ranking {
         &self.cheapest
     }
 
-    /// The `movers`-th least key of the row's free columns and the next one up, with
-    /// `keys` and the `places` in it that may hold the `movers` least (`movers ≥ 2`).
-    fn cut(&mut self, row: &[f64], free: &[usize], movers: usize) -> (u64, u64) {
+    /// The `movers`-th least key of the row's free columns, the next one up and how many
+    /// `places` in `keys` may hold the `movers` least (`movers ≥ 2`).
+    fn cut(&mut self, row: &[f64], free: &[usize], movers: usize) -> (u64, u64, usize) {
         self.keys.clear();
         self.keys.extend(free.iter().map(|&j| order_key(row[j])));
         let n = self.keys.len();
         // The candidates: every key up to a bound, written in place and counted (no
         // branch on a comparison that goes either way).
         let bound = self.bound(movers);
-        self.candidates.resize(n, 0);
-        self.places.resize(n, 0);
+        // Grown, never shrunk: each row writes what it reads.
+        if self.candidates.len() < n {
+            self.candidates.resize(n, 0);
+            self.places.resize(n, 0);
+        }
         let mut count = 0;
         for (place, &key) in self.keys.iter().enumerate() {
             self.candidates[count] = key;
@@ -180,8 +183,8 @@ impl Ranking {
             count += usize::from(key <= bound);
         }
         let bound = if count < movers {
-            self.candidates.copy_from_slice(&self.keys);
-            self.places
+            self.candidates[..n].copy_from_slice(&self.keys);
+            self.places[..n]
                 .iter_mut()
                 .zip(0..)
                 .for_each(|(p, place)| *p = place);
@@ -190,7 +193,6 @@ impl Ranking {
         } else {
             bound
         };
-        self.places.truncate(count);
         let (_, &mut cut, rest) = self.candidates[..count].select_nth_unstable(movers - 1);
         let next = match rest.iter().min() {
             Some(&next) => next,
@@ -201,7 +203,7 @@ impl Ranking {
                 .min()
                 .expect("a free column is left out"),
         };
-        (cut, next)
+        (cut, next, count)
     }
 
     /// A key likely at least the `movers`-th least of `keys`, from every
