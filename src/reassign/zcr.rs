@@ -45,6 +45,7 @@ pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize>
     // Collected at full length: grown step by step, they reallocated several times a group.
     let mut free: Vec<usize> = Vec::with_capacity(cols);
     free.extend((0..cols).filter(|&j| !keep[j]));
+    let shared: Vec<usize> = (0..cols).filter(|&j| keep[j]).collect();
     let movers = h - (cols - free.len());
     assert!(
         cols <= 1 << COLUMN_BITS,
@@ -55,7 +56,7 @@ pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize>
     if movers < free.len() {
         for r in 0..h {
             let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
-            for &j in ranking.cheapest(row, native, &free, movers, &scale) {
+            for &j in ranking.cheapest(row, native, &free, &shared, movers, &scale) {
                 kept_free += usize::from(!std::mem::replace(&mut keep[j], true));
             }
             if kept_free == free.len() {
@@ -91,7 +92,8 @@ pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize>
 /// and group to group.
 #[derive(Default)]
 pub(crate) struct Ranking {
-    /// The row's distances to the free columns as ordered integers ([`order_key`]).
+    /// The row's distances as ordered integers ([`order_key`]), `u64::MAX` at the shared
+    /// columns.
     keys: Vec<u64>,
     /// Every [`SAMPLE_STEP`]-th key.
     sample: Vec<u64>,
@@ -119,28 +121,37 @@ impl Ranking {
         row: &[f64],
         native: f64,
         free: &[usize],
+        shared: &[usize],
         movers: usize,
         scale: &Scaling,
     ) -> &[usize] {
         let q = |key: u64| scale.quanta_int(from_order_key(key) - native);
         self.cheapest.clear();
+        // Keys of the whole row, read in order (no gather through `free`), the shared
+        // columns' above every distance's: with more free columns than movers, the
+        // `movers + 1` least keys are all free columns'.
+        self.keys.clear();
+        self.keys.extend(row.iter().map(|&d| order_key(d)));
+        for &j in shared {
+            self.keys[j] = u64::MAX;
+        }
         let separated = if movers == 1 {
-            let (least, next, place) = least_two(row, free);
+            let (least, next, at) = least_two(&self.keys);
             let separated = q(least) < q(next);
             if separated {
-                self.cheapest.push(free[place]);
+                self.cheapest.push(at);
             }
             separated
         } else {
-            let (cut, next, count) = self.cut(row, free, movers);
+            let (cut, next, count) = self.cut(movers);
             let separated = q(cut) < q(next);
             if separated {
-                let places = self.places[..count].iter();
                 let keys = &self.keys;
                 self.cheapest.extend(
-                    places
-                        .filter(|&&place| keys[place as usize] <= cut)
-                        .map(|&place| free[place as usize]),
+                    self.places[..count]
+                        .iter()
+                        .map(|&place| place as usize)
+                        .filter(|&place| keys[place] <= cut),
                 );
             }
             separated
@@ -162,11 +173,9 @@ impl Ranking {
         &self.cheapest
     }
 
-    /// The `movers`-th least key of the row's free columns, the next one up and how many
-    /// `places` in `keys` may hold the `movers` least (`movers ≥ 2`).
-    fn cut(&mut self, row: &[f64], free: &[usize], movers: usize) -> (u64, u64, usize) {
-        self.keys.clear();
-        self.keys.extend(free.iter().map(|&j| order_key(row[j])));
+    /// The `movers`-th least of `keys`, the next one up and how many `places` (columns)
+    /// may hold the `movers` least (`movers ≥ 2`).
+    fn cut(&mut self, movers: usize) -> (u64, u64, usize) {
         let n = self.keys.len();
         // The candidates: every key up to a bound, written in place and counted (no
         // branch on a comparison that goes either way).
@@ -223,12 +232,11 @@ impl Ranking {
     }
 }
 
-/// The least key of a row's free columns, the next one up (equal if two are least) and the
-/// place of the least, in one pass (one mover, the most common case, needs no more).
-fn least_two(row: &[f64], free: &[usize]) -> (u64, u64, usize) {
+/// The least of `keys`, the next one up (equal if two are least) and the place of the
+/// least, in one pass (one mover, the most common case, needs no more).
+fn least_two(keys: &[u64]) -> (u64, u64, usize) {
     let (mut least, mut next, mut at) = (u64::MAX, u64::MAX, 0);
-    for (place, &j) in free.iter().enumerate() {
-        let key = order_key(row[j]);
+    for (place, &key) in keys.iter().enumerate() {
         let below = key < least;
         next = if below { least } else { next.min(key) };
         at = if below { place } else { at };
@@ -553,7 +561,7 @@ mod tests {
                     _ => (j % SAMPLE_STEP != 0) as u8 as f64 * 1000.0 + j as f64,
                 })
                 .collect();
-            let mut free: Vec<usize> = (0..cols).filter(|_| rng.below(8) != 0).collect();
+            let mut free: Vec<usize> = (0..cols).filter(|_| rng.below(4) != 0).collect();
             if free.len() < 2 {
                 free = (0..cols).collect();
             }
@@ -570,8 +578,10 @@ mod tests {
             } else {
                 Scaling::new(1 + rng.below(200), cols, max_abs)
             };
+            // The other columns are shared ones, of any distance (often the least).
+            let shared: Vec<usize> = (0..cols).filter(|j| !free.contains(j)).collect();
             let mut got = ranking
-                .cheapest(&row, native, &free, movers, &scale)
+                .cheapest(&row, native, &free, &shared, movers, &scale)
                 .to_vec();
             got.sort_unstable();
             let want = cheapest_by_sorting(&row, native, &free, movers, &scale);
