@@ -13,6 +13,9 @@ pub struct ItemIds {
     ends: Vec<usize>,
     lookup: IdLookup,
     non_integer_ids: usize,
+    /// Every id's integer value, in order, while every id is a canonical integer (emptied at
+    /// the first that is not): read by position instead of parsing the id again.
+    values: Vec<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -115,8 +118,13 @@ impl ItemIds {
                 map.insert(Box::from(id), position as u32);
             }
         }
-        if canonical_integer(id).is_none() {
-            self.non_integer_ids += 1;
+        match canonical_integer(id) {
+            Some(v) if self.non_integer_ids == 0 => self.values.push(v),
+            Some(_) => {}
+            None => {
+                self.non_integer_ids += 1;
+                self.values = Vec::new();
+            }
         }
         self.text.push_str(id);
         self.ends.push(self.text.len());
@@ -126,7 +134,7 @@ impl ItemIds {
     /// Builds the ids from one text arena, `ends[i]` closing id `i`, and each id's canonical
     /// integer value (or [`NOT_AN_INTEGER`]), as read by the index fast path: every id is
     /// parsed once. `None` when an id repeats (the caller's slow path then reports it).
-    pub(crate) fn from_arena(text: String, ends: Vec<usize>, values: &[u64]) -> Option<Self> {
+    pub(crate) fn from_arena(text: String, ends: Vec<usize>, values: Vec<u64>) -> Option<Self> {
         let n = ends.len();
         if n >= ABSENT as usize {
             return None;
@@ -138,6 +146,7 @@ impl ItemIds {
             ends,
             lookup: IdLookup::default(),
             non_integer_ids,
+            values: Vec::new(),
         };
         if non_integer_ids == 0 && max < 4 * n as u64 + 1024 {
             let mut table = Vec::with_capacity(max as usize + 1);
@@ -177,6 +186,9 @@ impl ItemIds {
             }
             ids.lookup = IdLookup::Map(map);
         }
+        if non_integer_ids == 0 {
+            ids.values = values;
+        }
         Some(ids)
     }
 
@@ -211,11 +223,15 @@ impl ItemIds {
     /// The row of the item at `position` in per-item vector files (latents, embeddings):
     /// the id itself when every id is an integer, else the file position.
     pub fn vector_row(&self, position: usize) -> usize {
-        if self.rows_are_ids() {
-            canonical_integer(self.get(position)).map_or(position, |v| v as usize)
-        } else {
-            position
+        match self.integer_values() {
+            Some(values) => values[position] as usize,
+            None => position,
         }
+    }
+
+    /// Every id's integer value in position order, when every id is a canonical integer.
+    pub fn integer_values(&self) -> Option<&[u64]> {
+        self.rows_are_ids().then_some(&self.values[..])
     }
 
     /// Orders two positions by their ids: numerically when both are integers, else as text.
@@ -275,12 +291,14 @@ mod tests {
                 text.push_str(&v.to_string());
                 ends.push(text.len());
             }
-            ItemIds::from_arena(text, ends, values)
+            ItemIds::from_arena(text, ends, values.to_vec())
         };
         let ids = arena(&values).expect("distinct ids");
         for (position, v) in values.iter().enumerate().step_by(997) {
             assert_eq!(ids.position(&v.to_string()), Some(position));
+            assert_eq!(ids.vector_row(position), *v as usize);
         }
+        assert_eq!(ids.integer_values(), Some(&values[..]));
         assert_eq!(ids.position(&n.to_string()), None);
         for (first, second) in [
             (10, 20),
@@ -304,6 +322,7 @@ mod tests {
         assert_eq!(ids.position("B00X"), Some(1));
         assert_eq!(ids.push("B00X"), Err(1));
         assert_eq!(ids.vector_row(2), 2);
+        assert_eq!(ids.integer_values(), None);
         assert_eq!(
             ids.iter().collect::<Vec<_>>(),
             ["10", "B00X", "99999999999"]
@@ -315,7 +334,10 @@ mod tests {
         let mut ids = ItemIds::new();
         ids.push("0").unwrap();
         ids.push("4000000000").unwrap();
+        // A repeat is refused before its value is kept.
+        assert_eq!(ids.push("0"), Err(0));
         assert!(ids.rows_are_ids());
+        assert_eq!(ids.integer_values(), Some(&[0, 4_000_000_000][..]));
         assert_eq!(ids.vector_row(1), 4_000_000_000);
         assert_eq!(ids.position("4000000000"), Some(1));
     }

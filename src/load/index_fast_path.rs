@@ -130,7 +130,7 @@ fn parse_in_chunks(
     );
     // Freed before the id table is built, which can then reuse their memory.
     drop(rest);
-    let ids = ItemIds::from_arena(text, ends, &values)?;
+    let ids = ItemIds::from_arena(text, ends, values)?;
     Some(FastIndex {
         ids,
         codes,

@@ -19,7 +19,6 @@ pub use cost::CostModel;
 use crate::collision::{Collisions, PrefixGroup};
 use crate::error::{Error, Result};
 use crate::load::SidIndex;
-use crate::load::ids::canonical_integer;
 use crate::progress::{CancelOnly, Progress};
 use crate::sid::Code;
 
@@ -307,8 +306,8 @@ pub fn plan_with(
                     if progress.cancelled() {
                         return Err(Error::Cancelled);
                     }
-                    let ids = integer_ids.as_deref();
-                    let outcome = plan_group(index, collisions, ids, p, capacity, cost, scratch);
+                    let outcome =
+                        plan_group(index, collisions, integer_ids, p, capacity, cost, scratch);
                     progress.advance(1);
                     outcome
                 })
@@ -470,12 +469,8 @@ fn plan_group(
 
 /// Every item's id as an integer, when all ids are integers: then sorting by these keys is
 /// sorting by id (see [`crate::load::ItemIds::cmp_ids`]), without parsing ids again.
-pub(crate) fn integer_ids(index: &SidIndex) -> Option<Vec<u64>> {
-    let ids = index.ids();
-    (0..index.n_items())
-        .into_par_iter()
-        .map(|p| canonical_integer(ids.get(p)))
-        .collect()
+pub(crate) fn integer_ids(index: &SidIndex) -> Option<&[u64]> {
+    index.ids().integer_values()
 }
 
 /// The most prefix groups [`plan`] hands a thread at once.
