@@ -91,7 +91,8 @@ impl ItemIds {
         if let Some(existing) = self.position(id) {
             return Err(existing);
         }
-        let dense_slot = match (&self.lookup, canonical_integer(id)) {
+        let value = canonical_integer(id);
+        let dense_slot = match (&self.lookup, value) {
             (IdLookup::Dense(table), Some(v)) => {
                 let limit = 4 * (position as u64 + 1) + 1024;
                 (v < limit.max(table.len() as u64)).then_some(v as usize)
@@ -118,7 +119,7 @@ impl ItemIds {
                 map.insert(Box::from(id), position as u32);
             }
         }
-        match canonical_integer(id) {
+        match value {
             Some(v) if self.non_integer_ids == 0 => self.values.push(v),
             Some(_) => {}
             None => {

@@ -289,7 +289,8 @@ pub fn plan_with(
         .into_iter()
         .filter(|&p| collisions.prefix_has_collision(p))
         .collect();
-    let integer_ids = integer_ids(index);
+    // Sorting by these keys is sorting by id (see `ItemIds::cmp_ids`), with no id parsed again.
+    let integer_ids = index.ids().integer_values();
     progress.stage("reassigning", with_collision.len() as u64);
     // MQL4GRec's rule is independent of the groups' plans and its walk is sequential: run
     // alongside, it fills the core the groups leave idle instead of running after them.
@@ -465,12 +466,6 @@ fn plan_group(
         optimal: Some(optimal),
         greedy: Some(greedy),
     }))
-}
-
-/// Every item's id as an integer, when all ids are integers: then sorting by these keys is
-/// sorting by id (see [`crate::load::ItemIds::cmp_ids`]), without parsing ids again.
-pub(crate) fn integer_ids(index: &SidIndex) -> Option<&[u64]> {
-    index.ids().integer_values()
 }
 
 /// The most prefix groups [`plan`] hands a thread at once.

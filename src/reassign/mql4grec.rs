@@ -150,7 +150,7 @@ pub fn run(
         )));
     }
     let all: Vec<u32> = (0..index.n_items() as u32).collect();
-    let order = super::in_id_order(index, super::integer_ids(index), &all);
+    let order = super::in_id_order(index, index.ids().integer_values(), &all);
     let order = order.as_slice();
     let v = cost.codebook_size();
     let last = n_levels - 1;

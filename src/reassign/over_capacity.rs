@@ -155,7 +155,7 @@ pub fn resolve(
 fn append(index: &SidIndex, codes: &[Code]) -> (Vec<Code>, usize) {
     let l = index.n_levels();
     let all: Vec<u32> = (0..index.n_items() as u32).collect();
-    let order = super::in_id_order(index, super::integer_ids(index), &all);
+    let order = super::in_id_order(index, index.ids().integer_values(), &all);
     let mut next: HashMap<SidKey, usize> = HashMap::new();
     let mut rank = vec![0usize; index.n_items()];
     for &p in &order {

@@ -42,29 +42,26 @@ pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize>
     for r in 0..h {
         keep[problem.native_col(r)] = true;
     }
-    // Collected at full length: grown step by step, they reallocated several times a group.
-    let mut free: Vec<usize> = Vec::with_capacity(cols);
-    free.extend((0..cols).filter(|&j| !keep[j]));
     let shared: Vec<usize> = (0..cols).filter(|&j| keep[j]).collect();
-    let movers = h - (cols - free.len());
+    let (movers, n_free) = (h - shared.len(), cols - shared.len());
     assert!(
         cols <= 1 << COLUMN_BITS,
         "a group has at most 65,536 columns"
     );
     // Free columns kept so far: once every one is, the rows left can add none.
     let mut kept_free = 0;
-    if movers < free.len() {
+    if movers < n_free {
         for r in 0..h {
             let (row, native) = (problem.row(r), problem.dist(r, problem.native_col(r)));
-            for &j in ranking.cheapest(row, native, &free, &shared, movers, &scale) {
+            for &j in ranking.cheapest(row, native, &shared, movers, &scale) {
                 kept_free += usize::from(!std::mem::replace(&mut keep[j], true));
             }
-            if kept_free == free.len() {
+            if kept_free == n_free {
                 break;
             }
         }
     } else {
-        free.iter().for_each(|&j| keep[j] = true);
+        keep.fill(true);
     }
     let mut kept: Vec<usize> = Vec::with_capacity(cols);
     kept.extend((0..cols).filter(|&j| keep[j]));
@@ -110,26 +107,26 @@ pub(crate) struct Ranking {
 const SAMPLE_STEP: usize = 4;
 
 impl Ranking {
-    /// The `movers` free columns of least `(q(D − native), j)` of one row (`D` its distances),
-    /// `movers < free.len()`. By distance first: `q` never decreases as `D` grows, so the
-    /// `movers` nearest free columns are the cheapest whenever the nearest one left out has
-    /// a larger `q` than the farthest one in (no column outside can then tie or beat one
-    /// inside). This holds unless quanta are equal across the cut (equal distances, say
-    /// duplicate codewords); then every free column's `(q, j)` is ranked.
+    /// The `movers` free columns (all but `shared`) of least `(q(D − native), j)` of one row
+    /// (`D` its distances), fewer than there are free columns. By distance first: `q` never
+    /// decreases as `D` grows, so the `movers` nearest free columns are the cheapest whenever
+    /// the nearest one left out has a larger `q` than the farthest one in (no column outside
+    /// can then tie or beat one inside). This holds unless quanta are equal across the cut
+    /// (equal distances, say duplicate codewords); then every free column's `(q, j)` is
+    /// ranked.
     fn cheapest(
         &mut self,
         row: &[f64],
         native: f64,
-        free: &[usize],
         shared: &[usize],
         movers: usize,
         scale: &Scaling,
     ) -> &[usize] {
         let q = |key: u64| scale.quanta_int(from_order_key(key) - native);
         self.cheapest.clear();
-        // Keys of the whole row, read in order (no gather through `free`), the shared
-        // columns' above every distance's: with more free columns than movers, the
-        // `movers + 1` least keys are all free columns'.
+        // Keys of the whole row, read in order (no gather through a list of the free ones),
+        // the shared columns' above every distance's: with more free columns than movers,
+        // the `movers + 1` least keys are all free columns'.
         self.keys.clear();
         self.keys.extend(row.iter().map(|&d| order_key(d)));
         for &j in shared {
@@ -160,8 +157,9 @@ impl Ranking {
             let q = |j: usize| scale.quanta_int(row[j] - native);
             self.exact.clear();
             self.exact.extend(
-                free.iter()
-                    .map(|&j| (i128::from(q(j)) << COLUMN_BITS) | j as i128),
+                (0..row.len())
+                    .filter(|&j| self.keys[j] != u64::MAX)
+                    .map(|j| (i128::from(q(j)) << COLUMN_BITS) | j as i128),
             );
             self.exact.select_nth_unstable(movers - 1);
             self.cheapest.extend(
@@ -581,7 +579,7 @@ mod tests {
             // The other columns are shared ones, of any distance (often the least).
             let shared: Vec<usize> = (0..cols).filter(|j| !free.contains(j)).collect();
             let mut got = ranking
-                .cheapest(&row, native, &free, &shared, movers, &scale)
+                .cheapest(&row, native, &shared, movers, &scale)
                 .to_vec();
             got.sort_unstable();
             let want = cheapest_by_sorting(&row, native, &free, movers, &scale);
