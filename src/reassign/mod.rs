@@ -456,7 +456,7 @@ fn plan_group(
             n_reassigned,
         }
     };
-    let optimal = assign(zcr::solve(&problem, &mut scratch.ranking));
+    let optimal = assign(zcr::solve(&problem, &mut scratch.zcr));
     let greedy = assign(greedy::solve(&problem));
     Ok(Outcome::Resolved(GroupPlan {
         prefix,
@@ -508,7 +508,7 @@ pub(crate) fn in_id_order(
 struct RowScratch {
     residual: Vec<f64>,
     every_code: Vec<f64>,
-    ranking: zcr::Ranking,
+    zcr: zcr::Buffers,
 }
 
 fn build_problem(

@@ -3,7 +3,7 @@
 //! order), solved as one integer assignment problem with Kuhn–Munkres.
 
 use super::GroupProblem;
-use super::hungarian::max_weight_assignment;
+use super::hungarian::{Assigner, Weights};
 
 /// Bits of a column index in a ranking key: a group has at most V ≤ 65,536 columns.
 const COLUMN_BITS: u32 = 16;
@@ -29,7 +29,12 @@ const COLUMN_MASK: i128 = (1 << COLUMN_BITS) - 1;
 /// the shared ones plus each row's `m` cheapest free ones ([`Ranking::cheapest`]); entries
 /// keep their full-problem values (labels `j` included), so the pruned problem is a
 /// sub-matrix with the same optimum.
-pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize> {
+pub(crate) fn solve(problem: &GroupProblem, buffers: &mut Buffers) -> Vec<usize> {
+    let Buffers {
+        ranking,
+        weights,
+        assigner,
+    } = buffers;
     let (h, cols) = (problem.n_rows(), problem.n_columns());
     if h == 0 {
         return Vec::new();
@@ -66,12 +71,12 @@ pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize>
     let mut kept: Vec<usize> = Vec::with_capacity(cols);
     kept.extend((0..cols).filter(|&j| keep[j]));
     // Negated costs: the least total cost is the greatest total weight.
-    let mut weights = Vec::with_capacity(h * kept.len());
+    weights.reset(kept.len());
     for r in 0..h {
         let native = problem.native_col(r);
         let (row, native_dist) = (problem.row(r), problem.dist(r, native));
         let q = |j: usize| scale.quanta_int(row[j] - native_dist);
-        scale.push_negated_costs(r, native, q, &kept, &mut weights);
+        scale.push_negated_costs(r, native, q, &kept, weights);
     }
     // A row's largest weight is its native column's alone: every other entry costs M more,
     // more than any ΔD and tie-break part can make up (see `Scaling`).
@@ -81,8 +86,16 @@ pub(crate) fn solve(problem: &GroupProblem, ranking: &mut Ranking) -> Vec<usize>
                 .expect("native columns are kept")
         })
         .collect();
-    let assignment = max_weight_assignment(&weights, h, kept.len(), &natives);
-    assignment.into_iter().map(|k| kept[k]).collect()
+    let assignment = assigner.solve(weights, &natives);
+    assignment.iter().map(|&k| kept[k]).collect()
+}
+
+/// One thread's buffers for [`solve`], reused from group to group.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    ranking: Ranking,
+    weights: Weights,
+    assigner: Assigner,
 }
 
 /// One thread's buffers for finding a row's cheapest free columns, reused from row to row
@@ -363,7 +376,7 @@ impl Scaling {
     }
 
     /// The negated costs of row `row` (native column `native`) taking each of `columns`,
-    /// pushed onto `out`, with `quanta(j)` the row's q(ΔD) at column j. The row's constants
+    /// pushed onto `out` as its next row, with `quanta(j)` the row's q(ΔD) at column j. The row's constants
     /// are computed once; where T fits in 64 bits (every group of a few hundred rows) `q·T`
     /// is one widening multiply instead of a 128-bit one, and `w·j < 2^32` is a 64-bit one.
     /// Exact integers either way, so the same values.
@@ -373,18 +386,18 @@ impl Scaling {
         native: usize,
         quanta: impl Fn(usize) -> i64,
         columns: &[usize],
-        out: &mut Vec<i128>,
+        out: &mut Weights,
     ) {
         let w = self.h - row as i128;
         let change = self.m + w * self.a;
         let code_weight = if self.code_term { w as i64 } else { 0 };
         match i64::try_from(self.t) {
-            Ok(t) => out.extend(columns.iter().map(|&j| {
+            Ok(t) => out.push_row(columns.iter().map(|&j| {
                 let changed = if j == native { 0 } else { change };
                 let code = i128::from(code_weight * j as i64);
                 -(changed + i128::from(quanta(j)) * i128::from(t) + code)
             })),
-            Err(_) => out.extend(columns.iter().map(|&j| {
+            Err(_) => out.push_row(columns.iter().map(|&j| {
                 let changed = if j == native { 0 } else { change };
                 let code = i128::from(code_weight * j as i64);
                 -(changed + i128::from(quanta(j)) * self.t + code)
@@ -463,7 +476,7 @@ mod tests {
             // Integer distances make exact ties common, so the tie-break is exercised.
             let integer = case % 2 == 0;
             let p = random_problem(&mut rng, integer);
-            let got = solve(&p, &mut Ranking::default());
+            let got = solve(&p, &mut Buffers::default());
             let want = brute_force(&p);
             let have = objective(&p, &got);
             assert_eq!(have.0, want.0, "case {case}: changes");
@@ -485,7 +498,7 @@ mod tests {
             n_columns: 4,
             dist: [1.0, 0.5, 1.0, 1.0].repeat(3),
         };
-        assert_eq!(solve(&p, &mut Ranking::default()), vec![1, 0, 2]);
+        assert_eq!(solve(&p, &mut Buffers::default()), vec![1, 0, 2]);
     }
 
     #[test]
@@ -611,9 +624,10 @@ mod tests {
                 })
                 .collect();
             let columns: Vec<usize> = (0..cols).collect();
-            let mut weights = Vec::new();
+            let mut weights = Weights::new(cols);
             s.push_negated_costs(row, native, |j| quanta[j], &columns, &mut weights);
-            let beaten = (0..cols).all(|j| j == native || weights[j] < weights[native]);
+            let beaten =
+                (0..cols).all(|j| j == native || weights.get(0, j) < weights.get(0, native));
             assert!(beaten, "case {case}: h = {h}, cols = {cols}");
         }
     }
