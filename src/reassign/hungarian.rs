@@ -288,6 +288,26 @@ impl Columns {
         self.outside.clone_from(&self.all);
     }
 
+    /// The planes' length, padding included (every plane has it: the vector passes load
+    /// whole blocks of each).
+    fn width(&self) -> usize {
+        let n = self.tree_row.len();
+        assert!(
+            [
+                self.label_high.len(),
+                self.label_low.len(),
+                self.slack_high.len(),
+                self.slack_low.len(),
+                self.slack_row.len(),
+                self.outside.len() * LANES,
+            ]
+            .iter()
+            .all(|&len| len == n),
+            "column planes of one length"
+        );
+        n
+    }
+
     /// Every column outside the tree (the root's pass then sets every slack).
     fn start_phase(&mut self) {
         self.outside.copy_from_slice(&self.all);
@@ -376,9 +396,9 @@ fn relax_avx512<const FIRST: bool>(
         _mm512_cmplt_epi64_mask(a.0, b.0)
             | (_mm512_cmpeq_epi64_mask(a.0, b.0) & _mm512_cmplt_epu64_mask(a.1, b.1))
     }
-    let n = columns.tree_row.len();
+    let n = columns.width();
     assert!(
-        w.0.len() == n && w.1.len() == n && columns.outside.len() * LANES == n,
+        w.0.len() == n && w.1.len() == n,
         "a padded row of the columns' width"
     );
     let (label_high, label_low) = split(label);
@@ -487,9 +507,9 @@ fn relax_avx2<const FIRST: bool>(
         let equal = _mm256_cmpeq_epi64(a.0, b.0);
         _mm256_or_si256(high, _mm256_and_si256(equal, below_flipped(a.1, b.1)))
     }
-    let n = columns.tree_row.len();
+    let n = columns.width();
     assert!(
-        w.0.len() == n && w.1.len() == n && columns.outside.len() * LANES == n,
+        w.0.len() == n && w.1.len() == n,
         "a padded row of the columns' width"
     );
     let flip = _mm256_set1_epi64x(i64::MIN);

@@ -501,7 +501,7 @@ pub(crate) fn in_id_order(
     items
 }
 
-/// One thread's buffers for the rows of `D[i,c]` and for ZCR's ranking of them, reused from
+/// One thread's buffers for the rows of `D[i,c]` and for ZCR's solver of them, reused from
 /// group to group (zeroing them for each of 50k groups cost more than the distances of the
 /// smaller ones).
 #[derive(Default)]

@@ -376,10 +376,10 @@ impl Scaling {
     }
 
     /// The negated costs of row `row` (native column `native`) taking each of `columns`,
-    /// pushed onto `out` as its next row, with `quanta(j)` the row's q(ΔD) at column j. The row's constants
-    /// are computed once; where T fits in 64 bits (every group of a few hundred rows) `q·T`
-    /// is one widening multiply instead of a 128-bit one, and `w·j < 2^32` is a 64-bit one.
-    /// Exact integers either way, so the same values.
+    /// pushed onto `out` as its next row, with `quanta(j)` the row's q(ΔD) at column j. The
+    /// row's constants are computed once; where T fits in 64 bits (every group of a few
+    /// hundred rows) `q·T` is one widening multiply instead of a 128-bit one, and
+    /// `w·j < 2^32` is a 64-bit one. Exact integers either way, so the same values.
     fn push_negated_costs(
         &self,
         row: usize,
