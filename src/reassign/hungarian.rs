@@ -288,12 +288,14 @@ impl Columns {
         self.outside.clone_from(&self.all);
     }
 
-    /// The planes' length, padding included (every plane has it: the vector passes load
-    /// whole blocks of each).
-    fn width(&self) -> usize {
+    /// Checks that every plane and the row of weights `w` have one length, padding
+    /// included: the vector passes load whole blocks of each.
+    fn assert_width(&self, w: (&[i64], &[u64])) {
         let n = self.tree_row.len();
         assert!(
             [
+                w.0.len(),
+                w.1.len(),
                 self.label_high.len(),
                 self.label_low.len(),
                 self.slack_high.len(),
@@ -303,9 +305,8 @@ impl Columns {
             ]
             .iter()
             .all(|&len| len == n),
-            "column planes of one length"
+            "column planes and a row of weights of one length"
         );
-        n
     }
 
     /// Every column outside the tree (the root's pass then sets every slack).
@@ -396,11 +397,7 @@ fn relax_avx512<const FIRST: bool>(
         _mm512_cmplt_epi64_mask(a.0, b.0)
             | (_mm512_cmpeq_epi64_mask(a.0, b.0) & _mm512_cmplt_epu64_mask(a.1, b.1))
     }
-    let n = columns.width();
-    assert!(
-        w.0.len() == n && w.1.len() == n,
-        "a padded row of the columns' width"
-    );
+    columns.assert_width(w);
     let (label_high, label_low) = split(label);
     let label = (
         _mm512_set1_epi64(label_high),
@@ -414,8 +411,8 @@ fn relax_avx512<const FIRST: bool>(
     let step = _mm512_set1_epi64(LANES as i64);
     for (b, &outside) in columns.outside.iter().enumerate() {
         let at = b * LANES;
-        // SAFETY: `at + LANES ≤ n` for every block (asserted above), and unaligned loads
-        // and stores of eight 64-bit lanes need no alignment.
+        // SAFETY: `at + LANES` is within every plane for every block (`assert_width`),
+        // and unaligned loads and stores of eight 64-bit lanes need no alignment.
         unsafe {
             let column_label = (
                 _mm512_loadu_epi64(columns.label_high.as_ptr().add(at)),
@@ -472,10 +469,7 @@ fn relax_avx512<const FIRST: bool>(
         _mm512_storeu_epi64(low.as_mut_ptr(), best.1);
         _mm512_storeu_epi64(at.as_mut_ptr(), best_column);
     }
-    (0..LANES)
-        .map(|lane| (join(high[lane], low[lane] as u64), at[lane] as u64 as usize))
-        .min()
-        .expect("eight lanes")
+    least_of_lanes(&high, &low, &at)
 }
 
 /// [`relax`], four columns at a time, as [`relax_avx512`] does it with AVX2: no unsigned
@@ -507,11 +501,7 @@ fn relax_avx2<const FIRST: bool>(
         let equal = _mm256_cmpeq_epi64(a.0, b.0);
         _mm256_or_si256(high, _mm256_and_si256(equal, below_flipped(a.1, b.1)))
     }
-    let n = columns.width();
-    assert!(
-        w.0.len() == n && w.1.len() == n,
-        "a padded row of the columns' width"
-    );
+    columns.assert_width(w);
     let flip = _mm256_set1_epi64x(i64::MIN);
     let (label_high, label_low) = split(label);
     let label = (
@@ -537,8 +527,9 @@ fn relax_avx2<const FIRST: bool>(
                 _mm256_and_si256(_mm256_set1_epi64x(i64::from(outside)), bits),
                 bits,
             );
-            // SAFETY: `at + HALF ≤ n` for every half block (asserted above), and unaligned
-            // loads and stores of four 64-bit lanes need no alignment.
+            // SAFETY: `at + HALF` is within every plane for every half block
+            // (`assert_width`), and unaligned loads and stores of four 64-bit lanes need no
+            // alignment.
             unsafe {
                 let load = |p: *const i64| _mm256_loadu_si256(p.add(at).cast());
                 let column_label = (
@@ -597,10 +588,19 @@ fn relax_avx2<const FIRST: bool>(
         _mm256_storeu_si256(low.as_mut_ptr().cast(), _mm256_xor_si256(best.1, flip));
         _mm256_storeu_si256(at.as_mut_ptr().cast(), best_column);
     }
-    (0..HALF)
-        .map(|lane| (join(high[lane], low[lane] as u64), at[lane] as u64 as usize))
+    least_of_lanes(&high, &low, &at)
+}
+
+/// The least of the vector passes' lanes (each a least slack as high and low halves, and its
+/// first column), then the least column: the row's first column of least slack.
+#[cfg(target_arch = "x86_64")]
+fn least_of_lanes(high: &[i64], low: &[i64], at: &[i64]) -> (i128, usize) {
+    high.iter()
+        .zip(low)
+        .zip(at)
+        .map(|((&high, &low), &at)| (join(high, low as u64), at as u64 as usize))
         .min()
-        .expect("four lanes")
+        .expect("a register has lanes")
 }
 
 #[cfg(test)]
