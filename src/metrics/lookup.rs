@@ -2,6 +2,7 @@
 //! slots hold the group and its size, with prefetching so that a beam list's cache misses
 //! overlap.
 
+use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 use crate::collision::Collisions;
@@ -153,19 +154,40 @@ struct Buckets<K> {
     slots: Vec<Bucket<K>>,
 }
 
-#[derive(Clone, Copy)]
+/// A slot: empty while `size` is 0 (every group has an item), so a table of zeroed memory
+/// is an empty table and needs no pass of its own to set it up.
+#[derive(Clone, Copy, bytemuck::Zeroable)]
 struct Bucket<K> {
     key: K,
     group: u32,
     size: u32,
 }
 
-const EMPTY: u32 = u32::MAX;
+impl<K> Bucket<K> {
+    fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+}
 
-/// How many inserts ahead a fill prefetches, so that its random writes overlap.
-const AHEAD: usize = 16;
+/// Empties a part's slots by writing them before any is read. Reading a page of fresh
+/// zeroed memory first maps the shared zero page, and the write after it copies the page
+/// and flushes the other cores' TLBs (an interrupt to each, and in a VM an exit): at 1M
+/// items the parts took 45–60 ms that way instead of 16 ms.
+fn clear<K: SlotKey>(part: &mut [Bucket<K>]) {
+    part.fill(Bucket::zeroed());
+}
 
-trait SlotKey: Copy + Eq + Default + Send + Sync {
+/// Slots per part of a parallel fill (96 KiB of 12-byte slots). The keys are first sorted by
+/// the part their home slot lies in, so that a part's inserts stay within a span of slots
+/// that fits a core's L2 cache instead of missing all over a table of tens of megabytes.
+#[cfg(not(test))]
+const PART_SLOTS: usize = 1 << 13;
+/// Unit tests cut tables into parts of 16 slots, so that probes run past parts' ends in
+/// small indexes too.
+#[cfg(test)]
+const PART_SLOTS: usize = 1 << 4;
+
+trait SlotKey: Copy + Eq + Default + Send + Sync + bytemuck::Zeroable {
     fn hash(self) -> u64;
     fn widen(self) -> u128;
     /// A re-packed key that fits this width.
@@ -215,26 +237,14 @@ impl SlotKey for u128 {
 }
 
 impl<K: SlotKey> Buckets<K> {
+    /// An empty table for `n` keys, at most half full: zeroed memory straight from the
+    /// allocator, whose pages the fills' parts fault in on every core (see [`clear`]).
     fn new(n: usize) -> Self {
         let capacity = (2 * n).next_power_of_two().max(16);
-        let empty = Bucket {
-            key: K::default(),
-            group: EMPTY,
-            size: 0,
-        };
-        // Written on every core: a table for 1M groups is 32 MB, and faulting it in was one
-        // core's 25 ms while the other waited.
-        let mut slots = Vec::with_capacity(capacity);
-        slots.par_extend(rayon::iter::repeat_n(empty, capacity));
         Buckets {
             shift: 64 - capacity.trailing_zeros(),
-            slots,
+            slots: bytemuck::zeroed_vec(capacity),
         }
-    }
-
-    /// Slots per region of the parallel fills: one region per core.
-    fn region_len(&self) -> usize {
-        self.slots.len().div_ceil(rayon::current_num_threads())
     }
 
     /// A table of groups `0..n`, `entry(g)` giving a group's re-packed key and size.
@@ -251,111 +261,145 @@ impl<K: SlotKey> Buckets<K> {
         (key.hash() >> self.shift) as usize
     }
 
-    /// Inserts groups `0..n` (`entry(g)` gives the key and size) on every core: the table
-    /// is cut into one region per core, each region takes the keys whose home slot is inside
-    /// it (scanning every key, which is cheaper than sorting them by region on one core), and
-    /// a probe that runs past its region's end is inserted afterwards, across the boundary.
-    /// Where a key lands differs from one-by-one insertion, but every probe still walks full
-    /// slots from its home to its key, so lookups find the same groups.
-    fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync) {
-        let this = &*self;
-        let entries: Vec<(K, u32, u32)> = (0..n as u32)
-            .into_par_iter()
-            .map(|g| {
-                let (key, size) = entry(g);
-                (key, size, this.home(key) as u32)
+    /// Slots per part of the parallel fills.
+    fn part_len(&self) -> usize {
+        PART_SLOTS.min(self.slots.len())
+    }
+
+    /// `entry(i)` for `i` in `0..n`, ordered by the part of the table the home slot of its
+    /// key (`key(entry)`) lies in and by `i` within a part (a counting sort, on every core),
+    /// and where each part's entries start (`starts[q]..starts[q + 1]` are part `q`'s).
+    fn by_part<E: Copy + Send + Sync + bytemuck::Zeroable>(
+        &self,
+        n: usize,
+        entry: impl Fn(usize) -> E + Sync,
+        key: impl Fn(E) -> K + Sync,
+    ) -> (Vec<E>, Vec<usize>) {
+        let part_shift = self.part_len().trailing_zeros();
+        let n_parts = self.slots.len() >> part_shift;
+        let part_of = |e: E| self.home(key(e)) >> part_shift;
+        let span = n.div_ceil(rayon::current_num_threads()).max(1);
+        let spans: Vec<std::ops::Range<usize>> = (0..n)
+            .step_by(span)
+            .map(|start| start..(start + span).min(n))
+            .collect();
+        let counts: Vec<Vec<usize>> = spans
+            .par_iter()
+            .map(|items| {
+                let mut count = vec![0; n_parts];
+                for i in items.clone() {
+                    count[part_of(entry(i))] += 1;
+                }
+                count
             })
             .collect();
-        let region_len = self.region_len();
-        let overflow: Vec<Vec<u32>> = self
+        // Part-major, span-minor: each span writes its keys of part q after the earlier
+        // spans' keys of part q, so a part's keys stay in item order.
+        let mut sorted = bytemuck::zeroed_vec::<E>(n);
+        let mut pieces: Vec<Vec<&mut [E]>> =
+            spans.iter().map(|_| Vec::with_capacity(n_parts)).collect();
+        let mut starts = Vec::with_capacity(n_parts + 1);
+        let (mut rest, mut at) = (&mut sorted[..], 0);
+        for q in 0..n_parts {
+            starts.push(at);
+            for (count, span_pieces) in counts.iter().zip(&mut pieces) {
+                let (piece, tail) = rest.split_at_mut(count[q]);
+                span_pieces.push(piece);
+                rest = tail;
+                at += count[q];
+            }
+        }
+        starts.push(at);
+        spans
+            .par_iter()
+            .zip(pieces)
+            .for_each(|(items, mut pieces)| {
+                let mut written = vec![0; n_parts];
+                for i in items.clone() {
+                    let e = entry(i);
+                    let q = part_of(e);
+                    pieces[q][written[q]] = e;
+                    written[q] += 1;
+                }
+            });
+        (sorted, starts)
+    }
+
+    /// Inserts groups `0..n` (`entry(g)` gives the key and size) on every core: the keys are
+    /// sorted by the part of the table their home slot lies in ([`Buckets::by_part`]), each
+    /// part takes its own keys, and a probe that runs past its part's end is inserted
+    /// afterwards, across the boundary. Where a key lands differs from one-by-one
+    /// insertion, but every probe still walks full slots from its home to its key, so
+    /// lookups find the same groups.
+    fn fill(&mut self, n: usize, entry: impl Fn(u32) -> (K, u32) + Sync) {
+        let (sorted, starts) = self.by_part(n, |g| (entry(g as u32).0, g as u32), |(k, _)| k);
+        let (part_len, shift) = (self.part_len(), self.shift);
+        let spilled: Vec<Vec<(K, u32)>> = self
             .slots
-            .par_chunks_mut(region_len)
+            .par_chunks_mut(part_len)
             .enumerate()
-            .map(|(r, region)| {
-                let first = r * region_len;
-                let homes = first as u32..(first + region.len()) as u32;
-                let mine: Vec<u32> = (0..n as u32)
-                    .filter(|&g| homes.contains(&entries[g as usize].2))
-                    .collect();
+            .map(|(q, part)| {
+                clear(part);
+                let first = q * part_len;
                 let mut spilled = Vec::new();
-                for (k, &g) in mine.iter().enumerate() {
-                    if let Some(&next) = mine.get(k + AHEAD) {
-                        prefetch(&region[entries[next as usize].2 as usize - first]);
-                    }
-                    let (key, size, home) = entries[g as usize];
-                    let mut i = home as usize - first;
-                    while i < region.len() && region[i].group != EMPTY {
+                for &(key, g) in &sorted[starts[q]..starts[q + 1]] {
+                    let mut i = (key.hash() >> shift) as usize - first;
+                    while i < part.len() && !part[i].is_empty() {
                         i += 1;
                     }
-                    match region.get_mut(i) {
+                    match part.get_mut(i) {
                         Some(slot) => {
                             *slot = Bucket {
                                 key,
                                 group: g,
-                                size,
+                                size: entry(g).1,
                             }
                         }
-                        None => spilled.push(g),
+                        None => spilled.push((key, g)),
                     }
                 }
                 spilled
             })
             .collect();
         let mask = self.slots.len() - 1;
-        for g in overflow.into_iter().flatten() {
-            let (key, size, home) = entries[g as usize];
-            let mut i = home as usize;
-            while self.slots[i].group != EMPTY {
+        for (key, g) in spilled.into_iter().flatten() {
+            let mut i = self.home(key);
+            while !self.slots[i].is_empty() {
                 i = (i + 1) & mask;
             }
             self.slots[i] = Bucket {
                 key,
                 group: g,
-                size,
+                size: entry(g).1,
             };
         }
     }
 
     /// Inserts every item's key (`key_of(p)` for positions `0..n`), numbering the distinct
     /// keys as groups, on every core as [`Buckets::fill`] does; returns each group's size.
-    /// Each region numbers its groups from 0, then adds the groups of the regions before
-    /// it; group numbers follow the regions (so the number of threads), not SID
-    /// order: for evaluations that name no group.
+    /// Each part numbers its groups from 0, then adds the groups of the parts before it;
+    /// group numbers follow the parts, not SID order: for evaluations that name no group.
     fn group_items(&mut self, n: usize, key_of: impl Fn(usize) -> K + Sync) -> ItemGroups {
-        let this = &*self;
-        let keyed: Vec<(K, u32)> = (0..n)
-            .into_par_iter()
-            .map(|p| {
-                let key = key_of(p);
-                (key, this.home(key) as u32)
-            })
-            .collect();
-        let region_len = self.region_len();
-        // An item whose probe runs past its region's end is left for the serial pass below.
-        let regions: Vec<(Vec<u32>, Vec<u32>)> = self
+        let (sorted, starts) = self.by_part(n, key_of, |k| k);
+        let (part_len, shift) = (self.part_len(), self.shift);
+        // An item whose probe runs past its part's end is left for the serial pass below.
+        let parts: Vec<(Vec<u32>, Vec<K>)> = self
             .slots
-            .par_chunks_mut(region_len)
+            .par_chunks_mut(part_len)
             .enumerate()
-            .map(|(r, region)| {
-                let first = r * region_len;
-                let homes = first as u32..(first + region.len()) as u32;
-                let mine: Vec<u32> = (0..n as u32)
-                    .filter(|&p| homes.contains(&keyed[p as usize].1))
-                    .collect();
+            .map(|(q, part)| {
+                clear(part);
+                let first = q * part_len;
                 let (mut sizes, mut spilled) = (Vec::new(), Vec::new());
-                for (k, &p) in mine.iter().enumerate() {
-                    if let Some(&next) = mine.get(k + AHEAD) {
-                        prefetch(&region[keyed[next as usize].1 as usize - first]);
-                    }
-                    let (key, home) = keyed[p as usize];
-                    let mut i = home as usize - first;
+                for &key in &sorted[starts[q]..starts[q + 1]] {
+                    let mut i = (key.hash() >> shift) as usize - first;
                     loop {
-                        match region.get_mut(i) {
+                        match part.get_mut(i) {
                             None => {
-                                spilled.push(p);
+                                spilled.push(key);
                                 break;
                             }
-                            Some(slot) if slot.group == EMPTY => {
+                            Some(slot) if slot.is_empty() => {
                                 *slot = Bucket {
                                     key,
                                     group: sizes.len() as u32,
@@ -376,7 +420,8 @@ impl<K: SlotKey> Buckets<K> {
                 (sizes, spilled)
             })
             .collect();
-        let offsets: Vec<u32> = regions
+        drop(sorted);
+        let offsets: Vec<u32> = parts
             .iter()
             .scan(0u32, |total, (sizes, _)| {
                 let offset = *total;
@@ -385,28 +430,35 @@ impl<K: SlotKey> Buckets<K> {
             })
             .collect();
         self.slots
-            .par_chunks_mut(region_len)
+            .par_chunks_mut(part_len)
             .zip(&offsets)
-            .for_each(|(region, &offset)| {
-                for slot in region.iter_mut().filter(|s| s.group != EMPTY) {
+            .for_each(|(part, &offset)| {
+                for slot in part.iter_mut().filter(|s| !s.is_empty()) {
                     slot.group += offset;
                 }
             });
-        let mut sizes: Vec<u32> = regions
-            .iter()
-            .flat_map(|(s, _)| s.iter().copied())
-            .collect();
-        // A spilled key's home lies in a region that never held it, so it can only meet
+        let mut sizes = vec![0; parts.iter().map(|(s, _)| s.len()).sum()];
+        let mut rest = &mut sizes[..];
+        let mut pieces = Vec::with_capacity(parts.len());
+        for (part_sizes, _) in &parts {
+            let (piece, tail) = rest.split_at_mut(part_sizes.len());
+            pieces.push(piece);
+            rest = tail;
+        }
+        pieces
+            .into_par_iter()
+            .zip(&parts)
+            .for_each(|(piece, (part_sizes, _))| piece.copy_from_slice(part_sizes));
+        // A spilled key's home lies in a part that never held it, so it can only meet
         // another spilled item's key on its way.
         let mask = self.slots.len() - 1;
-        for &p in regions.iter().flat_map(|(_, spilled)| spilled) {
-            let (key, home) = keyed[p as usize];
-            let mut i = home as usize;
-            while self.slots[i].group != EMPTY && self.slots[i].key != key {
+        for &key in parts.iter().flat_map(|(_, spilled)| spilled) {
+            let mut i = self.home(key);
+            while !self.slots[i].is_empty() && self.slots[i].key != key {
                 i = (i + 1) & mask;
             }
             let slot = &mut self.slots[i];
-            if slot.group == EMPTY {
+            if slot.is_empty() {
                 *slot = Bucket {
                     key,
                     group: sizes.len() as u32,
@@ -426,7 +478,7 @@ impl<K: SlotKey> Buckets<K> {
         let mut i = home;
         loop {
             let slot = &self.slots[i];
-            if slot.group == EMPTY {
+            if slot.is_empty() {
                 return None;
             }
             if slot.key == key {
@@ -644,8 +696,8 @@ mod tests {
     }
 
     /// Whether `SidLookup::grouping` groups `index` as `Collisions` does (up to the numbering)
-    /// and its table finds every item's group, on `threads` cores (more cores, smaller
-    /// regions, more probes spilling past a region's end).
+    /// and its table finds every item's group, on `threads` cores (each sorting its span of
+    /// the items by part).
     fn grouping_agrees_with_collisions(index: &SidIndex, threads: usize) {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -715,7 +767,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-        // 64 threads cut the table into small regions, so some probes spill past their ends.
+        // 64 threads cut the items into 64 spans for the sort by part.
         #[test]
         fn grouping_agrees_with_collisions_on_any_index(
             items in proptest::collection::vec(proptest::collection::vec(0u16..12, 3), 1..1500),
@@ -765,7 +817,7 @@ mod tests {
     }
 
     #[test]
-    fn a_large_table_filled_in_regions_finds_every_group() {
+    fn a_large_table_filled_in_parts_finds_every_group() {
         let mut rng = crate::random::SeededRng::new(9);
         let text = (0..20_000)
             .map(|i| {
