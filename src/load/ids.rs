@@ -3,19 +3,77 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
 /// The item ids of an index, in file order, with O(1) lookup by id.
 #[derive(Debug, Clone, Default)]
 pub struct ItemIds {
-    text: String,
-    ends: Vec<usize>,
+    /// The ids' text. Ids that are all canonical integers can come without it (see
+    /// [`ItemIds::from_integers`]): it is then written from `values` when first read, as
+    /// most commands never print an id and writing it cost the index reader 15 MB of fresh
+    /// memory at 1M items.
+    arena: OnceLock<Arena>,
+    len: usize,
     lookup: IdLookup,
     non_integer_ids: usize,
     /// Every id's integer value, in order, while every id is a canonical integer (emptied at
     /// the first that is not): read by position instead of parsing the id again.
     values: Vec<u64>,
+}
+
+/// Ids as one text, `ends[i]` closing id `i`.
+#[derive(Debug, Clone, Default)]
+struct Arena {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Arena {
+    fn get(&self, position: usize) -> &str {
+        let start = if position == 0 {
+            0
+        } else {
+            self.ends[position - 1]
+        };
+        &self.text[start..self.ends[position]]
+    }
+
+    /// Canonical integers written out, in pieces on every core.
+    fn of_integers(values: &[u64]) -> Self {
+        let pieces = values.par_chunks(1 << 16).map(written_out).collect();
+        let (text, ends) = joined(pieces);
+        Arena { text, ends }
+    }
+}
+
+/// Canonical integers as the text they were read from, and where each ends.
+pub(crate) fn written_out(values: &[u64]) -> (String, Vec<usize>) {
+    let mut text = String::with_capacity(values.len() * 8);
+    let mut ends = Vec::with_capacity(values.len());
+    let mut digits = itoa::Buffer::new();
+    for &v in values {
+        text.push_str(digits.format(v));
+        ends.push(text.len());
+    }
+    (text, ends)
+}
+
+/// Pieces of ids' text and ends as one: the first piece grows in place, the others are
+/// appended.
+pub(crate) fn joined(pieces: Vec<(String, Vec<usize>)>) -> (String, Vec<usize>) {
+    let mut pieces = pieces.into_iter();
+    let (mut text, mut ends) = pieces.next().unwrap_or_default();
+    let rest: Vec<(String, Vec<usize>)> = pieces.collect();
+    text.reserve_exact(rest.iter().map(|(t, _)| t.len()).sum());
+    ends.reserve_exact(rest.iter().map(|(_, e)| e.len()).sum());
+    for (t, e) in &rest {
+        let offset = text.len();
+        text.push_str(t);
+        ends.extend(e.iter().map(|&end| end + offset));
+    }
+    (text, ends)
 }
 
 #[derive(Debug, Clone)]
@@ -58,31 +116,40 @@ impl ItemIds {
 
     /// Number of ids.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.len
     }
 
     /// Whether there are no ids.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len == 0
     }
 
     /// The id at `position`.
     pub fn get(&self, position: usize) -> &str {
-        let start = if position == 0 {
-            0
-        } else {
-            self.ends[position - 1]
-        };
-        &self.text[start..self.ends[position]]
+        self.arena().get(position)
+    }
+
+    /// The ids' text, written from their values the first time when they came without it.
+    fn arena(&self) -> &Arena {
+        self.arena.get_or_init(|| Arena::of_integers(&self.values))
+    }
+
+    /// Whether the ids' text has been written (tests of when it is).
+    #[cfg(test)]
+    pub(crate) fn has_text(&self) -> bool {
+        self.arena.get().is_some()
     }
 
     /// All ids in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.len()).map(|i| self.get(i))
+        let arena = self.arena();
+        (0..self.len()).map(|i| arena.get(i))
     }
 
     /// Appends `id`; when it is already present returns `Err(existing position)`.
     pub fn push(&mut self, id: &str) -> Result<usize, usize> {
+        // The text of the ids so far, before their values can be dropped below.
+        self.arena();
         let position = self.len();
         if position >= ABSENT as usize {
             // Far beyond any realistic catalog; keep the lookup sound anyway.
@@ -127,8 +194,10 @@ impl ItemIds {
                 self.values = Vec::new();
             }
         }
-        self.text.push_str(id);
-        self.ends.push(self.text.len());
+        let arena = self.arena.get_mut().expect("written at the start");
+        arena.text.push_str(id);
+        arena.ends.push(arena.text.len());
+        self.len += 1;
         Ok(position)
     }
 
@@ -136,18 +205,35 @@ impl ItemIds {
     /// integer value (or [`NOT_AN_INTEGER`]), as read by the index fast path: every id is
     /// parsed once. `None` when an id repeats (the caller's slow path then reports it).
     pub(crate) fn from_arena(text: String, ends: Vec<usize>, values: Vec<u64>) -> Option<Self> {
-        let n = ends.len();
+        Self::from_values(Some(Arena { text, ends }), values)
+    }
+
+    /// Builds the ids from their values alone, every one a canonical integer, as read by the
+    /// index fast path; their text is written when first read. `None` when an id repeats.
+    pub(crate) fn from_integers(values: Vec<u64>) -> Option<Self> {
+        Self::from_values(None, values)
+    }
+
+    fn from_values(arena: Option<Arena>, values: Vec<u64>) -> Option<Self> {
+        let n = values.len();
         if n >= ABSENT as usize {
             return None;
         }
         let non_integer_ids = values.par_iter().filter(|&&v| v == NOT_AN_INTEGER).count();
         let max = values.par_iter().copied().max().unwrap_or(0);
         let mut ids = ItemIds {
-            text,
-            ends,
+            arena: arena.map_or_else(OnceLock::new, OnceLock::from),
+            len: n,
             lookup: IdLookup::default(),
             non_integer_ids,
             values: Vec::new(),
+        };
+        // Kept when every id is an integer: read by position, and for the text if it is due.
+        let values: &[u64] = if non_integer_ids == 0 {
+            ids.values = values;
+            &ids.values
+        } else {
+            &values
         };
         if non_integer_ids == 0 && max < 4 * n as u64 + 1024 {
             let mut table = Vec::with_capacity(max as usize + 1);
@@ -186,9 +272,6 @@ impl ItemIds {
                 }
             }
             ids.lookup = IdLookup::Map(map);
-        }
-        if non_integer_ids == 0 {
-            ids.values = values;
         }
         Some(ids)
     }
@@ -237,6 +320,9 @@ impl ItemIds {
 
     /// Orders two positions by their ids: numerically when both are integers, else as text.
     pub fn cmp_ids(&self, a: usize, b: usize) -> Ordering {
+        if let Some(values) = self.integer_values() {
+            return values[a].cmp(&values[b]);
+        }
         let (x, y) = (self.get(a), self.get(b));
         match (canonical_integer(x), canonical_integer(y)) {
             (Some(p), Some(q)) => p.cmp(&q),
@@ -310,6 +396,29 @@ mod tests {
             repeated[second] = repeated[first];
             assert!(arena(&repeated).is_none(), "{first} {second}");
         }
+    }
+
+    /// Ids given as values have no text until one is read, are compared and found without
+    /// it, and keep every earlier id when a text id is pushed after them.
+    #[test]
+    fn integer_ids_are_written_out_when_first_read() {
+        let values: Vec<u64> = (0..200_000).map(|i| (i * 7_919) % 200_000).collect();
+        let ids = ItemIds::from_integers(values.clone()).unwrap();
+        assert_eq!(ids.position("7919"), Some(1));
+        assert_eq!(ids.cmp_ids(0, 1), Ordering::Less);
+        assert!(!ids.has_text());
+        let written: Vec<String> = values.iter().map(u64::to_string).collect();
+        assert!(ids.iter().eq(written.iter().map(String::as_str)));
+        assert!(ids.has_text());
+        let mut ids = ItemIds::from_integers(values.clone()).unwrap();
+        ids.push("B00X").unwrap();
+        assert_eq!(ids.get(199_999), written[199_999]);
+        assert_eq!(ids.position("B00X"), Some(200_000));
+        assert_eq!(ids.position(&written[5]), Some(5));
+        assert_eq!(
+            ItemIds::from_integers(vec![3, 1, 3]).map(|ids| ids.len()),
+            None
+        );
     }
 
     #[test]

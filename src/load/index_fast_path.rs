@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::beams::parse_quoted_compact_sid_in;
-use super::ids::{ItemIds, NOT_AN_INTEGER};
+use super::ids::{ItemIds, NOT_AN_INTEGER, joined, written_out};
 use super::index::IndexFormat;
 use crate::ascii_digits::{fold_digits, not_digits};
 use crate::sid::{Code, MAX_LEVELS, SidKey};
@@ -89,7 +89,7 @@ fn parse_in_chunks(
     let bounds: Vec<(usize, usize)> = (0..starts.len())
         .map(|k| (starts[k], starts.get(k + 1).copied().unwrap_or(usize::MAX)))
         .collect();
-    let chunks: Vec<Chunk> = bounds
+    let mut chunks: Vec<Chunk> = bounds
         .par_iter()
         .map(|&(start, stop)| parse_chunk(bytes, start, stop, scheme))
         .collect::<Option<_>>()?;
@@ -102,35 +102,36 @@ fn parse_in_chunks(
         }
     }
     // The first chunk's arrays become the joined ones (a large array grows in place, without
-    // a copy), and the later chunks are appended to them two arrays per core: copying every
-    // chunk into fresh arrays faulted in and wrote 31 MB more at 1M items.
+    // a copy), and the later chunks are appended to them, each array on a core of its own:
+    // copying every chunk into fresh arrays faulted in and wrote 31 MB more at 1M items.
+    // The text is joined only when some id is not an integer; otherwise it is left for the
+    // first id printed.
+    let texts: Option<Vec<(String, Vec<usize>)>> =
+        chunks.iter().any(|c| c.text.is_some()).then(|| {
+            chunks
+                .iter_mut()
+                .map(|c| c.text.take().unwrap_or_else(|| written_out(&c.values)))
+                .collect()
+        });
     let mut chunks = chunks.into_iter();
     let first = chunks.next()?;
     let rest: Vec<Chunk> = chunks.collect();
-    let (mut text, mut ends) = (first.text, first.ends);
     let (mut values, mut codes) = (first.values, first.codes);
-    rayon::join(
+    let ((text, ()), ()) = rayon::join(
         || {
-            text.reserve_exact(rest.iter().map(|c| c.text.len()).sum());
-            ends.reserve_exact(rest.iter().map(|c| c.ends.len()).sum());
-            for c in &rest {
-                let offset = text.len();
-                text.push_str(&c.text);
-                ends.extend(c.ends.iter().map(|&e| e + offset));
-            }
+            rayon::join(
+                || texts.map(joined),
+                || append(&mut values, rest.iter().map(|c| &c.values[..])),
+            )
         },
-        || {
-            values.reserve_exact(rest.iter().map(|c| c.values.len()).sum());
-            codes.reserve_exact(rest.iter().map(|c| c.codes.len()).sum());
-            for c in &rest {
-                values.extend_from_slice(&c.values);
-                codes.extend_from_slice(&c.codes);
-            }
-        },
+        || append(&mut codes, rest.iter().map(|c| &c.codes[..])),
     );
     // Freed before the id table is built, which can then reuse their memory.
     drop(rest);
-    let ids = ItemIds::from_arena(text, ends, values)?;
+    let ids = match text {
+        Some((text, ends)) => ItemIds::from_arena(text, ends, values)?,
+        None => ItemIds::from_integers(values)?,
+    };
     Some(FastIndex {
         ids,
         codes,
@@ -146,13 +147,36 @@ fn parse_in_chunks(
 /// What one chunk of items holds; `end` is where its reading stopped (the next item's `"`,
 /// or the end of the file for the last chunk).
 struct Chunk {
-    text: String,
-    ends: Vec<usize>,
+    /// The ids' text and ends, kept from the first id that is not a canonical integer on
+    /// (the ids before it written out from their values); `None` while every id is one.
+    text: Option<(String, Vec<usize>)>,
     values: Vec<u64>,
     codes: Vec<Code>,
     n_levels: usize,
     format: IndexFormat,
     end: usize,
+}
+
+impl Chunk {
+    /// Keeps an id: its value, and its text once the chunk keeps text.
+    fn push_id(&mut self, id: &str, value: u64) {
+        if value == NOT_AN_INTEGER && self.text.is_none() {
+            self.text = Some(written_out(&self.values));
+        }
+        if let Some((text, ends)) = &mut self.text {
+            text.push_str(id);
+            ends.push(text.len());
+        }
+        self.values.push(value);
+    }
+}
+
+/// `parts` appended to `all`, in one allocation.
+fn append<'a, T: Copy + 'a>(all: &mut Vec<T>, parts: impl Iterator<Item = &'a [T]> + Clone) {
+    all.reserve_exact(parts.clone().map(<[T]>::len).sum());
+    for part in parts {
+        all.extend_from_slice(part);
+    }
 }
 
 /// Moves past white space. Most calls meet none or the one space of json.dump's `, ` and
@@ -195,8 +219,7 @@ fn boundary_after(b: &[u8], from: usize, value_end: u8) -> Option<usize> {
 /// `stop`, or the object closes (then nothing but whitespace may follow).
 fn parse_chunk(b: &[u8], mut i: usize, stop: usize, scheme: SidScheme) -> Option<Chunk> {
     let mut c = Chunk {
-        text: String::new(),
-        ends: Vec::new(),
+        text: None,
         values: Vec::new(),
         codes: Vec::new(),
         n_levels: 0,
@@ -233,10 +256,8 @@ fn parse_chunk(b: &[u8], mut i: usize, stop: usize, scheme: SidScheme) -> Option
                 )
             }
         };
-        c.text.push_str(id);
-        c.ends.push(c.text.len());
-        c.values.push(value);
-        if c.ends.len() == 1 {
+        c.push_id(id, value);
+        if c.values.len() == 1 {
             c.n_levels = levels;
         } else if levels != c.n_levels {
             return None;
@@ -591,6 +612,31 @@ mod tests {
             );
             assert!(chunked.is_some(), "{scheme:?} not read in two chunks");
             assert!(fast_equals_serde(&text).unwrap(), "{scheme:?}");
+        }
+    }
+
+    /// Ids kept as values alone while they are integers: a chunk's text is written out at
+    /// its first other id, or at the join when another chunk kept text, or never.
+    #[test]
+    fn integer_ids_keep_no_text_until_another_id_needs_it() {
+        for other_at in [None, Some(10), Some(60_000), Some(99_999)] {
+            let items: Vec<String> = (0..100_000u32)
+                .map(|i| {
+                    let id = match other_at == Some(i as usize) {
+                        true => format!("B{i:05}"),
+                        false => i.to_string(),
+                    };
+                    format!("\"{id}\": [\"<a_{}>\", \"<b_{}>\"]", i % 256, i / 256 % 256)
+                })
+                .collect();
+            let text = format!("{{{}}}", items.join(", "));
+            let (first, value_end) = first_token(text.as_bytes(), 1).unwrap();
+            let scheme = sid_scheme::detect(first).unwrap();
+            let chunked = parse_in_chunks(text.as_bytes(), 1, 2, scheme, value_end)
+                .expect("read in two chunks");
+            assert_eq!(chunked.ids.rows_are_ids(), other_at.is_none());
+            assert_eq!(chunked.ids.has_text(), other_at.is_some(), "{other_at:?}");
+            assert!(fast_equals_serde(&text).unwrap(), "{other_at:?}");
         }
     }
 
