@@ -1,5 +1,6 @@
 //! Item ids as written in the input files, stored compactly (one text arena) with a lookup
-//! from id to position. Ids that are plain integers — the usual case — get a dense table.
+//! from id to position. Ids that are plain integers — the usual case — get a dense table, and
+//! their text can wait until one is read.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
