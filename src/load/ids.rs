@@ -16,7 +16,6 @@ pub struct ItemIds {
     /// most commands never print an id and writing it cost the index reader 15 MB of fresh
     /// memory at 1M items.
     arena: OnceLock<Arena>,
-    len: usize,
     lookup: IdLookup,
     non_integer_ids: usize,
     /// Every id's integer value, in order, while every id is a canonical integer (emptied at
@@ -26,12 +25,16 @@ pub struct ItemIds {
 
 /// Ids as one text, `ends[i]` closing id `i`.
 #[derive(Debug, Clone, Default)]
-struct Arena {
+pub(crate) struct Arena {
     text: String,
     ends: Vec<usize>,
 }
 
 impl Arena {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     fn get(&self, position: usize) -> &str {
         let start = if position == 0 {
             0
@@ -41,40 +44,48 @@ impl Arena {
         &self.text[start..self.ends[position]]
     }
 
-    /// Canonical integers written out, in pieces on every core.
+    /// Appends an id.
+    pub(crate) fn push(&mut self, id: &str) {
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+    }
+
+    /// Canonical integers as the text they were read from.
+    pub(crate) fn written_out(values: &[u64]) -> Self {
+        let mut arena = Arena {
+            text: String::with_capacity(values.len() * 8),
+            ends: Vec::with_capacity(values.len()),
+        };
+        let mut digits = itoa::Buffer::new();
+        for &v in values {
+            arena.push(digits.format(v));
+        }
+        arena
+    }
+
+    /// [`Arena::written_out`] in pieces on every core.
     fn of_integers(values: &[u64]) -> Self {
-        let pieces = values.par_chunks(1 << 16).map(written_out).collect();
-        let (text, ends) = joined(pieces);
-        Arena { text, ends }
+        Self::joined(values.par_chunks(1 << 16).map(Self::written_out).collect())
     }
-}
 
-/// Canonical integers as the text they were read from, and where each ends.
-pub(crate) fn written_out(values: &[u64]) -> (String, Vec<usize>) {
-    let mut text = String::with_capacity(values.len() * 8);
-    let mut ends = Vec::with_capacity(values.len());
-    let mut digits = itoa::Buffer::new();
-    for &v in values {
-        text.push_str(digits.format(v));
-        ends.push(text.len());
+    /// Pieces as one arena: the first piece grows in place, the others are appended.
+    pub(crate) fn joined(pieces: Vec<Arena>) -> Self {
+        let mut pieces = pieces.into_iter();
+        let mut arena = pieces.next().unwrap_or_default();
+        let rest: Vec<Arena> = pieces.collect();
+        arena
+            .text
+            .reserve_exact(rest.iter().map(|p| p.text.len()).sum());
+        arena.ends.reserve_exact(rest.iter().map(Arena::len).sum());
+        for piece in &rest {
+            let offset = arena.text.len();
+            arena.text.push_str(&piece.text);
+            arena
+                .ends
+                .extend(piece.ends.iter().map(|&end| end + offset));
+        }
+        arena
     }
-    (text, ends)
-}
-
-/// Pieces of ids' text and ends as one: the first piece grows in place, the others are
-/// appended.
-pub(crate) fn joined(pieces: Vec<(String, Vec<usize>)>) -> (String, Vec<usize>) {
-    let mut pieces = pieces.into_iter();
-    let (mut text, mut ends) = pieces.next().unwrap_or_default();
-    let rest: Vec<(String, Vec<usize>)> = pieces.collect();
-    text.reserve_exact(rest.iter().map(|(t, _)| t.len()).sum());
-    ends.reserve_exact(rest.iter().map(|(_, e)| e.len()).sum());
-    for (t, e) in &rest {
-        let offset = text.len();
-        text.push_str(t);
-        ends.extend(e.iter().map(|&end| end + offset));
-    }
-    (text, ends)
 }
 
 #[derive(Debug, Clone)]
@@ -117,12 +128,12 @@ impl ItemIds {
 
     /// Number of ids.
     pub fn len(&self) -> usize {
-        self.len
+        self.arena.get().map_or(self.values.len(), Arena::len)
     }
 
     /// Whether there are no ids.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The id at `position`.
@@ -195,18 +206,15 @@ impl ItemIds {
                 self.values = Vec::new();
             }
         }
-        let arena = self.arena.get_mut().expect("written at the start");
-        arena.text.push_str(id);
-        arena.ends.push(arena.text.len());
-        self.len += 1;
+        self.arena.get_mut().expect("written at the start").push(id);
         Ok(position)
     }
 
-    /// Builds the ids from one text arena, `ends[i]` closing id `i`, and each id's canonical
-    /// integer value (or [`NOT_AN_INTEGER`]), as read by the index fast path: every id is
-    /// parsed once. `None` when an id repeats (the caller's slow path then reports it).
-    pub(crate) fn from_arena(text: String, ends: Vec<usize>, values: Vec<u64>) -> Option<Self> {
-        Self::from_values(Some(Arena { text, ends }), values)
+    /// Builds the ids from their text and each id's canonical integer value (or
+    /// [`NOT_AN_INTEGER`]), as read by the index fast path: every id is parsed once. `None`
+    /// when an id repeats (the caller's slow path then reports it).
+    pub(crate) fn from_arena(arena: Arena, values: Vec<u64>) -> Option<Self> {
+        Self::from_values(Some(arena), values)
     }
 
     /// Builds the ids from their values alone, every one a canonical integer, as read by the
@@ -224,7 +232,6 @@ impl ItemIds {
         let max = values.par_iter().copied().max().unwrap_or(0);
         let mut ids = ItemIds {
             arena: arena.map_or_else(OnceLock::new, OnceLock::from),
-            len: n,
             lookup: IdLookup::default(),
             non_integer_ids,
             values: Vec::new(),
@@ -373,13 +380,11 @@ mod tests {
         let n = 300_000u64;
         let values: Vec<u64> = (0..n).map(|i| (i * 7_919) % n).collect();
         let arena = |values: &[u64]| {
-            let mut text = String::new();
-            let mut ends = Vec::new();
+            let mut arena = Arena::default();
             for v in values {
-                text.push_str(&v.to_string());
-                ends.push(text.len());
+                arena.push(&v.to_string());
             }
-            ItemIds::from_arena(text, ends, values.to_vec())
+            ItemIds::from_arena(arena, values.to_vec())
         };
         let ids = arena(&values).expect("distinct ids");
         for (position, v) in values.iter().enumerate().step_by(997) {

@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::beams::parse_quoted_compact_sid_in;
-use super::ids::{ItemIds, NOT_AN_INTEGER, joined, written_out};
+use super::ids::{Arena, ItemIds, NOT_AN_INTEGER};
 use super::index::IndexFormat;
 use crate::ascii_digits::{fold_digits, not_digits};
 use crate::sid::{Code, MAX_LEVELS, SidKey};
@@ -106,13 +106,16 @@ fn parse_in_chunks(
     // copying every chunk into fresh arrays faulted in and wrote 31 MB more at 1M items.
     // The text is joined only when some id is not an integer; otherwise it is left for the
     // first id printed.
-    let texts: Option<Vec<(String, Vec<usize>)>> =
-        chunks.iter().any(|c| c.text.is_some()).then(|| {
-            chunks
-                .iter_mut()
-                .map(|c| c.text.take().unwrap_or_else(|| written_out(&c.values)))
-                .collect()
-        });
+    let texts: Option<Vec<Arena>> = chunks.iter().any(|c| c.text.is_some()).then(|| {
+        chunks
+            .iter_mut()
+            .map(|c| {
+                c.text
+                    .take()
+                    .unwrap_or_else(|| Arena::written_out(&c.values))
+            })
+            .collect()
+    });
     let mut chunks = chunks.into_iter();
     let first = chunks.next()?;
     let rest: Vec<Chunk> = chunks.collect();
@@ -120,7 +123,7 @@ fn parse_in_chunks(
     let ((text, ()), ()) = rayon::join(
         || {
             rayon::join(
-                || texts.map(joined),
+                || texts.map(Arena::joined),
                 || append(&mut values, rest.iter().map(|c| &c.values[..])),
             )
         },
@@ -129,7 +132,7 @@ fn parse_in_chunks(
     // Freed before the id table is built, which can then reuse their memory.
     drop(rest);
     let ids = match text {
-        Some((text, ends)) => ItemIds::from_arena(text, ends, values)?,
+        Some(arena) => ItemIds::from_arena(arena, values)?,
         None => ItemIds::from_integers(values)?,
     };
     Some(FastIndex {
@@ -147,9 +150,9 @@ fn parse_in_chunks(
 /// What one chunk of items holds; `end` is where its reading stopped (the next item's `"`,
 /// or the end of the file for the last chunk).
 struct Chunk {
-    /// The ids' text and ends, kept from the first id that is not a canonical integer on
-    /// (the ids before it written out from their values); `None` while every id is one.
-    text: Option<(String, Vec<usize>)>,
+    /// The ids' text, kept from the first id that is not a canonical integer on (the ids
+    /// before it written out from their values); `None` while every id is one.
+    text: Option<Arena>,
     values: Vec<u64>,
     codes: Vec<Code>,
     n_levels: usize,
@@ -161,11 +164,10 @@ impl Chunk {
     /// Keeps an id: its value, and its text once the chunk keeps text.
     fn push_id(&mut self, id: &str, value: u64) {
         if value == NOT_AN_INTEGER && self.text.is_none() {
-            self.text = Some(written_out(&self.values));
+            self.text = Some(Arena::written_out(&self.values));
         }
-        if let Some((text, ends)) = &mut self.text {
-            text.push_str(id);
-            ends.push(text.len());
+        if let Some(text) = &mut self.text {
+            text.push(id);
         }
         self.values.push(value);
     }

@@ -437,18 +437,10 @@ impl<K: SlotKey> Buckets<K> {
                     slot.group += offset;
                 }
             });
-        let mut sizes = vec![0; parts.iter().map(|(s, _)| s.len()).sum()];
-        let mut rest = &mut sizes[..];
-        let mut pieces = Vec::with_capacity(parts.len());
+        let mut sizes = Vec::with_capacity(parts.iter().map(|(s, _)| s.len()).sum());
         for (part_sizes, _) in &parts {
-            let (piece, tail) = rest.split_at_mut(part_sizes.len());
-            pieces.push(piece);
-            rest = tail;
+            sizes.extend_from_slice(part_sizes);
         }
-        pieces
-            .into_par_iter()
-            .zip(&parts)
-            .for_each(|(piece, (part_sizes, _))| piece.copy_from_slice(part_sizes));
         // A spilled key's home lies in a part that never held it, so it can only meet
         // another spilled item's key on its way.
         let mask = self.slots.len() - 1;
