@@ -390,8 +390,9 @@ impl<K: SlotKey> Buckets<K> {
             .map(|(q, part)| {
                 clear(part);
                 let first = q * part_len;
-                let (mut sizes, mut spilled) = (Vec::new(), Vec::new());
-                for &key in &sorted[starts[q]..starts[q + 1]] {
+                let keys = &sorted[starts[q]..starts[q + 1]];
+                let (mut sizes, mut spilled) = (Vec::with_capacity(keys.len()), Vec::new());
+                for &key in keys {
                     let mut i = (key.hash() >> shift) as usize - first;
                     loop {
                         match part.get_mut(i) {
@@ -437,7 +438,14 @@ impl<K: SlotKey> Buckets<K> {
                     slot.group += offset;
                 }
             });
-        let mut sizes = Vec::with_capacity(parts.iter().map(|(s, _)| s.len()).sum());
+        // Room for every group the parts found and for each spilled key's, so that a
+        // spilled group does not grow (and copy) the sizes.
+        let mut sizes = Vec::with_capacity(
+            parts
+                .iter()
+                .map(|(sizes, spilled)| sizes.len() + spilled.len())
+                .sum(),
+        );
         for (part_sizes, _) in &parts {
             sizes.extend_from_slice(part_sizes);
         }
