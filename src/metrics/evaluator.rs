@@ -62,8 +62,9 @@ pub struct Scored {
 pub struct Evaluator<'a> {
     index: &'a SidIndex,
     groups: ItemGroups,
-    /// Whether `groups` are numbered as [`Collisions`] numbers them (what group credit names).
-    groups_in_sid_order: bool,
+    /// The groups as [`Collisions`] numbers them (what group credit names), when the table
+    /// was built from them.
+    collisions: Option<&'a Collisions>,
     compat: Compat,
     lookup: SidLookup,
     generated: Vec<AtomicU32>,
@@ -93,7 +94,13 @@ impl<'a> Evaluator<'a> {
     /// An evaluator for `index` (grouped as `collisions`) with the given semantics.
     pub fn new(index: &'a SidIndex, collisions: &'a Collisions, compat: Compat) -> Self {
         let lookup = SidLookup::new(index, collisions);
-        Self::with_groups(index, lookup, ItemGroups::of(collisions), true, compat)
+        Self::with_groups(
+            index,
+            lookup,
+            ItemGroups::of(collisions),
+            Some(collisions),
+            compat,
+        )
     }
 
     /// An evaluator for `index` that groups the items itself, without [`Collisions`] (whose
@@ -102,31 +109,31 @@ impl<'a> Evaluator<'a> {
     /// by name: [`Evaluator::summarize_file`] with `track_groups` needs [`Evaluator::new`].
     pub fn without_collisions(index: &'a SidIndex, compat: Compat) -> Self {
         let (lookup, groups) = SidLookup::grouping(index);
-        Self::with_groups(index, lookup, groups, false, compat)
+        Self::with_groups(index, lookup, groups, None, compat)
     }
 
     fn with_groups(
         index: &'a SidIndex,
         lookup: SidLookup,
         groups: ItemGroups,
-        groups_in_sid_order: bool,
+        collisions: Option<&'a Collisions>,
         compat: Compat,
     ) -> Self {
         // Generated SIDs are counted for views that name groups; without them the counters
         // start when a file is evaluated with counting (at 1M items, 3.4 MB of counters
         // written and copied out for nothing by every summary).
-        let generated = match groups_in_sid_order {
-            true => zeroed_counters(groups.n_groups()),
-            false => Vec::new(),
+        let generated = match collisions {
+            Some(_) => zeroed_counters(groups.n_groups()),
+            None => Vec::new(),
         };
         Evaluator {
             index,
             generated,
             groups,
-            groups_in_sid_order,
+            collisions,
             compat,
             lookup,
-            count_generated: groups_in_sid_order,
+            count_generated: collisions.is_some(),
             beams_scheme: None,
         }
     }
@@ -225,7 +232,7 @@ impl<'a> Evaluator<'a> {
             return Err(Error::Invalid("K values must be at least 1".into()));
         }
         assert!(
-            self.groups_in_sid_order || !track_groups,
+            self.collisions.is_some() || !track_groups,
             "group credit needs an evaluator built with Evaluator::new"
         );
         self.restart_counts(track_groups);
@@ -250,12 +257,13 @@ impl<'a> Evaluator<'a> {
                 Ok(())
             },
         )?;
-        let sizes = &self.groups.sizes;
         let generated = match track_groups {
             true => self.generated_counts(),
             false => Vec::new(),
         };
-        let mut summary = acc.finish(self.compat, |g| sizes[g as usize], &generated);
+        // Group credit is tracked only with `collisions` (asserted above).
+        let size = |g| self.collisions.map_or(0, |c| c.size(g));
+        let mut summary = acc.finish(self.compat, size, &generated);
         summary.list_width = list_width;
         Ok(summary)
     }
@@ -372,10 +380,12 @@ impl<'a> Evaluator<'a> {
             }
             Compat::CcePy => {
                 let target = rec.target().or(item_sid);
-                target_key = target.and_then(found_of).map(|f| (f.group, f.packed));
-                outcome.target_group = target_key.map(|(g, _)| g);
+                let found = target.and_then(found_of);
+                target_key = found.map(|f| (f.group, f.packed));
+                outcome.target_group = found.map(|f| f.group);
                 if let Some(target) = target {
-                    self.reference_ranks(rec, target, outcome.target_group, s, &mut outcome);
+                    let size = found.map(|f| f.size);
+                    self.reference_ranks(rec, target, size, s, &mut outcome);
                 }
             }
         }
@@ -393,7 +403,7 @@ impl<'a> Evaluator<'a> {
         &self,
         rec: &BeamRecord,
         target: BeamSid,
-        target_group: Option<u32>,
+        target_size: Option<u32>,
         s: &mut Scratch,
         outcome: &mut UserOutcome,
     ) {
@@ -409,7 +419,7 @@ impl<'a> Evaluator<'a> {
                     .iter()
                     .map(|&i| size_or_one(s.found[i as usize]))
                     .sum(),
-                size: target_group.map_or(1, |g| self.groups.sizes[g as usize]),
+                size: target_size.unwrap_or(1),
             });
         }
         s.sid_order.clear();
