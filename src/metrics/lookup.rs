@@ -1,6 +1,6 @@
 //! SID → collision group lookups for the evaluator: an open-addressing hash table whose
-//! slots hold the group and its size, with prefetching so that a beam list's cache misses
-//! overlap.
+//! slots hold the group (or number it by their place) and its size, with prefetching so that
+//! a beam list's cache misses overlap.
 
 use rayon::prelude::*;
 
@@ -229,9 +229,10 @@ fn clear<S: Slot>(part: &mut [S]) {
     part.fill(S::zeroed());
 }
 
-/// Slots per part of a parallel fill (96 KiB of 12-byte slots, 64 KiB of 8-byte ones). The keys are first sorted by
-/// the part their home slot lies in, so that a part's inserts stay within a span of slots
-/// that fits a core's L2 cache instead of missing all over a table of tens of megabytes.
+/// Slots per part of a parallel fill (96 KiB of 12-byte slots, 64 KiB of 8-byte ones). The
+/// keys are first sorted by the part their home slot lies in, so that a part's inserts stay
+/// within a span of slots that fits a core's L2 cache instead of missing all over a table of
+/// tens of megabytes.
 #[cfg(not(test))]
 const PART_SLOTS: usize = 1 << 13;
 /// Unit tests cut tables into parts of 16 slots, so that probes run past parts' ends in
