@@ -193,11 +193,15 @@ impl Collisions {
 
     /// The paper's collision rate: items in groups of two or more, divided by all items.
     pub fn collision_rate(&self) -> f64 {
-        let in_collisions: usize = (0..self.n_groups() as u32)
+        self.n_in_collisions() as f64 / self.n_items().max(1) as f64
+    }
+
+    /// Items in groups of two or more.
+    pub fn n_in_collisions(&self) -> usize {
+        (0..self.n_groups() as u32)
             .map(|g| self.size(g) as usize)
             .filter(|&size| size > 1)
-            .sum();
-        in_collisions as f64 / self.n_items().max(1) as f64
+            .sum()
     }
 
     /// Collision groups (size > 1), largest first, then in SID order.

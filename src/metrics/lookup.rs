@@ -26,11 +26,7 @@ impl ItemGroups {
     pub(super) fn of(collisions: &Collisions) -> Self {
         ItemGroups {
             n_groups: collisions.n_groups(),
-            in_collisions: (0..collisions.n_groups() as u32)
-                .into_par_iter()
-                .map(|g| collisions.size(g) as usize)
-                .filter(|&size| size > 1)
-                .sum(),
+            in_collisions: collisions.n_in_collisions(),
             n_items: collisions.n_items(),
         }
     }
