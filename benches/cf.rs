@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use sidlens::random::SeededRng;
+use sidlens::numeric::random::SeededRng;
 
 /// Wall-time target of the 50k-item run: "seconds, not minutes" read as a quarter of a minute;
-/// scipy's `svds` takes about 40 s on the same matrix on two idle cores (README's Speed).
+/// scipy's `svds` takes about 40 s on the same matrix on two idle cores (docs/PERFORMANCE.md).
 const TARGET_SECONDS: f64 = 15.0;
 
 /// CPU seconds (user + system) used so far by finished child processes.

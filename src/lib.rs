@@ -4,39 +4,22 @@
 
 #![warn(missing_docs)]
 
-mod ascii_digits;
 pub mod collab;
 pub mod collision;
-pub mod collision_interactions;
-pub mod columnar;
 pub mod compare;
-pub mod diff;
 pub mod error;
 pub mod generate;
-pub mod html_report;
-pub mod item_view;
-pub mod kernels;
+pub mod io;
 pub mod load;
 pub mod metrics;
-pub mod neighbours;
-pub mod pairwise;
+pub mod numeric;
 pub mod plot;
-pub mod popularity;
-pub mod prefetch;
 pub mod progress;
 pub mod projection;
-pub mod random;
 pub mod reassign;
 pub mod report;
-pub mod seeds;
 pub mod sid;
-pub mod sid_scheme;
-pub mod significance;
-pub mod stats;
-pub mod terminal_text;
-pub mod tokenizers;
 pub mod usecase;
-pub mod write;
 
 pub use error::{Error, Result};
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use sidlens::collision::Collisions;
 use sidlens::load::SidIndex;
-use sidlens::stats::IndexStats;
+use sidlens::collision::stats::IndexStats;
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz.index.json");

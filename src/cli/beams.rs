@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 
 use crate::generate::proxy_beams;
+use crate::io::write::{ensure_not_input, write_atomically};
 use crate::load::{Interactions, SidIndex};
-use crate::report::{Align, Table, text};
-use crate::write::{ensure_not_input, write_atomically};
+use crate::report::format::text;
+use crate::report::{Align, Table};
 
 use super::Globals;
 use super::print::{print_json, print_text};

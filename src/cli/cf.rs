@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use crate::collab::embedding::SolverReport;
 use crate::collab::{CfConfig, ItemRows, Window, embed};
+use crate::io::write::{ensure_not_input, write_npy};
 use crate::load::{Interactions, SidIndex};
-use crate::write::{ensure_not_input, write_npy};
 use serde::Serialize;
 
 use super::Globals;

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::compare::significance::PairedOptions;
 use crate::load::Interactions;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
@@ -11,7 +12,6 @@ use crate::load::tokenizer::duplicate_name;
 use crate::metrics::Decode;
 use crate::report::compare::{CompareReportJson, mark_legend, report_flip_lines, report_table};
 use crate::report::document::{Document, TableStyle};
-use crate::significance::PairedOptions;
 use crate::usecase::compare_tokenizers_decoded;
 
 use super::Globals;

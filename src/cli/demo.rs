@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use crate::generate::demo::{self, DemoConfig};
-use crate::report::{self, Align, Table, percent, text};
+use crate::report::format::text;
+use crate::report::{self, Align, Table, percent};
 
 use super::Globals;
 use super::print::{print_json, print_text};

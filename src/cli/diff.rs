@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::diff::{IndexDiff, diff_priced};
 use crate::load::SidIndex;
+use crate::reassign::diff::{IndexDiff, diff_priced};
 use crate::report::diff::{changes_table, remedies_csv_table, remedies_table, summary_table};
 use crate::report::document::Document;
 use crate::usecase::cost_model;

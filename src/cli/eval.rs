@@ -5,16 +5,16 @@
 use std::path::PathBuf;
 
 use crate::collision::Collisions;
+use crate::collision::popularity::Popularity;
+use crate::io::write::{ensure_not_input, write_atomically};
 use crate::load::dataset::{interactions_of_index, paper_results_of};
-use crate::load::paper_results::{Disagreement, PaperResults};
 use crate::load::{Interactions, SidIndex};
+use crate::metrics::paper_results::{Disagreement, PaperResults};
 use crate::metrics::{Compat, Decode, DecodedAccumulator, Decoder, Evaluator};
-use crate::popularity::Popularity;
 use crate::report::document::Document;
 use crate::report::eval::{self as report, DecodedJson, EvalJson};
 use crate::report::per_user::PerUserSink;
 use crate::report::percent;
-use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
 use serde::Serialize;
 

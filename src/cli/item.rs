@@ -7,7 +7,8 @@ use anyhow::bail;
 
 use crate::load::ItemTexts;
 use crate::load::dataset::Dataset;
-use crate::report::{item, text};
+use crate::report::format::text;
+use crate::report::item;
 use crate::usecase;
 
 use super::Globals;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::write::write_atomically;
+use crate::io::write::write_atomically;
 use clap::CommandFactory;
 
 use super::print::print_text;

@@ -30,7 +30,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::sid_scheme::SidScheme;
+use crate::sid::scheme::SidScheme;
 
 /// Inspect Semantic-ID tokenizers for generative recommendation: collision groups,
 /// collision-corrected metrics (ItemHit/ItemNDCG) and zero-collision reassignment (ZCR).
@@ -138,7 +138,7 @@ fn remove_temp_files_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            crate::write::remove_unfinished();
+            crate::io::write::remove_unfinished();
             std::process::exit(128 + signal);
         }
     });
@@ -164,7 +164,7 @@ pub fn main() -> ExitCode {
         // not leave a half-written output's temporary file behind. A one-shot command maps
         // its large inputs (see `map_large_inputs` for why the TUI does not).
         remove_temp_files_on_signals();
-        crate::load::input::map_large_inputs(true);
+        crate::io::input::map_large_inputs(true);
     }
     let result = match cli.command {
         Some(Command::Stats(args)) => stats::run(args, globals),

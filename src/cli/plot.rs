@@ -4,20 +4,21 @@
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
+use crate::compare::significance::PairedOptions;
+use crate::io::write::{ensure_not_input, write_atomically};
 use crate::load::SidIndex;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
+use crate::plot::curves::CurvesFigure;
 use crate::plot::inflation::InflationFigure;
 use crate::plot::png::to_png;
 use crate::plot::ranks::RanksFigure;
 use crate::plot::scatter::{ScatterFigure, ScatterRequest};
 use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
-use crate::significance::PairedOptions;
-use crate::tokenizers::{self, Loaded};
+use crate::usecase::tokenizers::{self, Loaded};
 use crate::usecase::{compare_tokenizers, plan_reassignment};
-use crate::write::{ensure_not_input, write_atomically};
 use clap::CommandFactory;
 use clap::error::ErrorKind;
 
@@ -158,9 +159,9 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             Ok(InflationFigure::from_comparison(&c).svg()?)
         }),
         Figure::Ranks(a) => ranks(&a, globals),
-        Figure::Curves(a) => runs_figure(&a, globals, |loaded, _| {
-            Ok(tokenizers::curves(loaded).svg()?)
-        }),
+        Figure::Curves(a) => {
+            runs_figure(&a, globals, |loaded, _| Ok(CurvesFigure::of(loaded).svg()?))
+        }
         Figure::Zcr(a) => zcr(&a, globals),
         Figure::Scatter(a) => scatter(&a, globals),
     }

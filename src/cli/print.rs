@@ -25,7 +25,7 @@ pub fn print_data(text: &str) -> anyhow::Result<()> {
 /// Prints human-readable text, with terminal controls from the data removed.
 pub fn print_text(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
-    out.write_all(crate::terminal_text::printable(text).as_bytes())?;
+    out.write_all(crate::io::terminal_text::printable(text).as_bytes())?;
     out.flush()?;
     Ok(())
 }
@@ -41,5 +41,5 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 /// Prints a message on stderr, with terminal controls from the data removed.
 pub fn message(text: &str) {
-    eprintln!("{}", crate::terminal_text::printable(text));
+    eprintln!("{}", crate::io::terminal_text::printable(text));
 }

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 
 use crate::collision::Collisions;
+use crate::io::write::{ensure_not_input, write_atomically};
 use crate::load::{Latents, SidIndex};
 use crate::projection::{CacheOutcome, ItemRows, Projection, ProjectionParams};
+use crate::report::format::{csv, text};
 use crate::report::projection::{PointRow, ProjectionJson, points_table};
-use crate::report::{csv, text};
 use crate::usecase::project_items;
-use crate::write::{ensure_not_input, write_atomically};
 use anyhow::Context;
 
 use super::Globals;

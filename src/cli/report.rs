@@ -4,19 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::html_report::{self, Figure, Provenance, ReportContent, TokenizerGroups};
+use crate::io::write::{ensure_not_input, write_atomically};
 use crate::load::ItemTexts;
 use crate::load::dataset::Dataset;
 use crate::metrics::Decode;
+use crate::plot::curves::CurvesFigure;
 use crate::plot::inflation::InflationFigure;
 use crate::plot::ranks::RanksFigure;
 use crate::plot::scatter::{ScatterFigure, ScatterRequest};
 use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
 use crate::report::groups::{GroupFilter, group_rows};
-use crate::tokenizers;
+use crate::report::page::{self, Figure, Provenance, ReportContent, TokenizerGroups};
+use crate::usecase::tokenizers;
 use crate::usecase::{compare_evaluated, plan_reassignment};
-use crate::write::{ensure_not_input, write_atomically};
 
 use super::Globals;
 use super::eval::CompatArg;
@@ -154,7 +155,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         figures.push(Figure {
             title: "Hit@K and ItemHit@K against K".into(),
             note: "The gap between a tokenizer's solid and dashed curve is its over-credit.".into(),
-            svg: tokenizers::curves(&loaded).svg()?,
+            svg: CurvesFigure::of(&loaded).svg()?,
         });
     }
     for z in &zcr {
@@ -192,7 +193,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         groups,
         provenance: Provenance::new(env!("CARGO_PKG_VERSION"), command_line(), &inputs)?,
     };
-    let html = html_report::render(&content);
+    let html = page::render(&content);
     write_atomically(&args.out, |w| w.write_all(html.as_bytes()))?;
     eprintln!("wrote {} ({} bytes)", args.out.display(), html.len());
     Ok(())

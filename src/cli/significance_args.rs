@@ -1,8 +1,8 @@
 //! The flags that decide what "significant" means (`--correction`, `--alpha`, `--no-tests`),
 //! shared by `compare` and `plot ranks` so a figure marks the flips the table calls real.
 
-use crate::pairwise::TestSettings;
-use crate::significance::{Correction, PairedOptions};
+use crate::compare::pairwise::TestSettings;
+use crate::compare::significance::{Correction, PairedOptions};
 
 /// How the paired tests between tokenizers decide.
 #[derive(Debug, Clone, Copy, clap::Args)]

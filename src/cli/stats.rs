@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
+use crate::collab::interactions::{CollisionInteractions, tier_split_text};
 use crate::collision::Collisions;
-use crate::collision_interactions::{CollisionInteractions, tier_split_text};
+use crate::collision::stats::IndexStats;
 use crate::load::{Interactions, SidIndex};
 use crate::reassign::paper_sidecars::{ZcrMode, read_zcr_mode};
 use crate::report;
 use crate::report::document::Document;
-use crate::stats::IndexStats;
 use serde::Serialize;
 
 use super::Globals;

@@ -1,8 +1,9 @@
 //! The output flags every table-printing subcommand shares (`--json`, `--csv`, `--markdown`,
 //! `--latex`, at most one of them), and printing a report in the one chosen.
 
+use crate::report::Table;
 use crate::report::document::{Document, TableStyle};
-use crate::report::{Table, csv};
+use crate::report::format::csv;
 
 use super::print::{print_data, print_text};
 

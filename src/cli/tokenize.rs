@@ -4,11 +4,12 @@ use std::path::{Path, PathBuf};
 
 use crate::collab::fusion::fuse;
 use crate::collision::Collisions;
+use crate::collision::stats::IndexStats;
 use crate::generate::tokenize::{self, Init, RkMeansConfig};
+use crate::io::write::{Outputs, ensure_not_input, npy};
 use crate::load::{Latents, LatentsView};
-use crate::report::{self, text};
-use crate::stats::IndexStats;
-use crate::write::{Outputs, ensure_not_input, npy};
+use crate::report::format::text;
+use crate::report::{self};
 use anyhow::Context;
 use ndarray::Array2;
 

@@ -5,6 +5,8 @@ use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 use crate::collision::Collisions;
+use crate::collision::stats::IndexStats;
+use crate::io::write::{Outputs, ensure_not_input};
 use crate::load::SidIndex;
 use crate::reassign::over_capacity::{self, OverCapacity, Resolution};
 use crate::reassign::paper_sidecars::{self, PaperStats};
@@ -12,9 +14,7 @@ use crate::reassign::provenance::{FileInfo, Inputs, Provenance, sidecar_path};
 use crate::reassign::{self, Mode, Mql4grecRule};
 use crate::report::document::Document;
 use crate::report::reassign::{self as rows, ZcrJson, ZcrWritten};
-use crate::stats::IndexStats;
 use crate::usecase::{cost_model_of, read_vectors};
-use crate::write::{Outputs, ensure_not_input};
 use anyhow::Context;
 
 use super::Globals;

@@ -49,7 +49,7 @@ fn default<T: Default>() -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::SeededRng;
+    use crate::numeric::random::SeededRng;
 
     fn random_symmetric(n: usize, seed: u64) -> Array2<f64> {
         let mut rng = SeededRng::new(seed);

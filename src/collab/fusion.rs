@@ -111,8 +111,8 @@ pub fn fuse(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::random::SeededRng;
     use crate::progress::NoProgress;
-    use crate::random::SeededRng;
 
     fn random(n: usize, d: usize, seed: u64) -> Array2<f32> {
         let mut rng = SeededRng::new(seed);

@@ -9,8 +9,8 @@ use super::dense_eigen::symmetric_eigen;
 use super::gemm;
 use super::sparse::Csr;
 use crate::Result;
+use crate::numeric::random::SeededRng;
 use crate::progress::{Progress, check_cancelled};
-use crate::random::SeededRng;
 
 /// Matrices up to this order are decomposed densely: faster than iterating, and exact.
 const DENSE_LIMIT: usize = 700;
@@ -46,7 +46,7 @@ pub struct SolverConfig {
 
 impl SolverConfig {
     /// Parameters for the `k` largest pairs of an order-`n` matrix. Measured on power-law
-    /// PPMI matrices (10k–50k items, README's Speed): small blocks and a long extension per
+    /// PPMI matrices (10k–50k items, docs/PERFORMANCE.md): small blocks and a long extension per
     /// restart need the fewest products and the least Gram–Schmidt. The tolerance is 1e-8 of
     /// `|λ_max|`: a run stopped at 1e-7 (checked mid-cycle, at 50k items) moved the pairwise
     /// cosines by 1.5e-6 from scipy's `svds`, one stopped at 1e-8 by 4e-8 (the conformance

@@ -6,6 +6,7 @@ pub mod dense_eigen;
 pub mod embedding;
 pub mod fusion;
 mod gemm;
+pub mod interactions;
 pub mod krylov;
 pub mod sparse;
 pub mod spread;

@@ -5,7 +5,6 @@
 use crate::Result;
 use crate::collision::Collisions;
 use crate::load::{Latents, SidIndex};
-use crate::report::groups::items_in_id_order;
 
 /// Mean of `1 − cos(a, b)` over every pair of `rows` of `vectors` (pairs in the given order);
 /// a zero row has cosine 0 with everything. `None` for fewer than 2 rows.
@@ -65,7 +64,8 @@ pub fn group_spreads(
         .into_iter()
         .filter(|&g| collisions.size(g) as usize >= min_size.max(2))
         .map(|g| {
-            let items: Vec<usize> = items_in_id_order(index, collisions, g)
+            let items: Vec<usize> = collisions
+                .items_in_id_order(index, g)
                 .into_iter()
                 .map(|p| ids.vector_row(p as usize))
                 .collect();

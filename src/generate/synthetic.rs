@@ -9,11 +9,11 @@ use ndarray::{Array2, Array3};
 use ndarray_npy::WriteNpyExt;
 
 use crate::error::{Error, Result};
+use crate::io::write::write_atomically;
 use crate::load::{IndexFormat, ItemIds, SidIndex};
+use crate::numeric::random::SeededRng;
 use crate::progress::{Progress, check_cancelled};
-use crate::random::SeededRng;
 use crate::sid::{self, Code};
-use crate::write::write_atomically;
 
 /// What to generate. Prefix-group sizes follow a power law (exponent 2) capped at
 /// `max_prefix_group` (one group has exactly that size); last codes inside a prefix group are
@@ -282,8 +282,8 @@ fn validate(spec: &SyntheticSpec) -> Result<()> {
 mod tests {
     use super::*;
     use crate::collision::Collisions;
+    use crate::collision::stats::IndexStats;
     use crate::progress::NoProgress;
-    use crate::stats::IndexStats;
 
     #[test]
     fn deterministic_with_the_requested_shape() {

@@ -290,7 +290,7 @@ impl ItemIds {
         if let IdLookup::Dense(table) = &self.lookup
             && let Some(slot) = canonical_integer(id).and_then(|v| table.get(v as usize))
         {
-            crate::prefetch::prefetch(slot);
+            crate::numeric::prefetch::prefetch(slot);
         }
     }
 

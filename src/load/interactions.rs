@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::ids::{ItemIds, canonical_integer};
-use super::{read_input, reject_bom};
+use super::reject_bom;
 use crate::error::{Error, Place, Result};
+use crate::io::read_input;
 
 /// Every user's item sequence, items interned to dense numbers in order of first appearance.
 #[derive(Debug, Clone)]

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{read_input, reject_bom};
+use super::reject_bom;
 use crate::error::{Error, Place, Result};
+use crate::io::read_input;
 
 /// Text describing one item, as shown next to its SID.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -43,7 +43,7 @@ enum FloatRows {
 }
 
 /// The values of a large little-endian, C-order float `.npy` file, mapped read-only when
-/// [`super::input::maps`] says so: reading 1M × 32 latents into fresh
+/// [`crate::io::input::maps`] says so: reading 1M × 32 latents into fresh
 /// memory (copying them from the page cache and faulting the copy in) took longer on one
 /// core than `zcr` spends on most of its stages.
 #[derive(Debug, Clone)]
@@ -68,15 +68,15 @@ impl MappedRows {
         let fits = cfg!(target_endian = "little")
             && header.descr.starts_with('<')
             && !header.fortran_order
-            && super::input::maps(header.file_len)
+            && crate::io::input::maps(header.file_len)
             && header.data_start.is_multiple_of(size)
             && values.and_then(|n| n.checked_mul(size))
                 == Some(header.file_len - header.data_start);
         if !fits {
             return Ok(None);
         }
-        let (file, len) = super::input::open_regular(path)?;
-        let map = super::input::map_file(&file).map_err(|e| Error::io(path, e))?;
+        let (file, len) = crate::io::input::open_regular(path)?;
+        let map = crate::io::input::map_file(&file).map_err(|e| Error::io(path, e))?;
         if len != header.file_len || map.len() as u64 != len {
             return Ok(None);
         }
@@ -562,7 +562,7 @@ struct NpyHeader {
 
 impl NpyHeader {
     fn read(path: &Path) -> Result<Self> {
-        let (mut file, file_len) = super::input::open_regular(path)?;
+        let (mut file, file_len) = crate::io::input::open_regular(path)?;
         let mut prefix = [0u8; 12];
         let got = read_up_to(&mut file, &mut prefix).map_err(|e| Error::io(path, e))?;
         let not_npy = || {
@@ -752,7 +752,7 @@ where
     A: ndarray_npy::ReadableElement,
     D: Dimension,
 {
-    let (file, _) = super::input::open_regular(path)?;
+    let (file, _) = crate::io::input::open_regular(path)?;
     ndarray::Array::<A, D>::read_npy(BufReader::with_capacity(1 << 20, file)).map_err(|e| {
         let message = match e {
             ReadNpyError::Io(io) => return Error::io(path, io),

@@ -9,9 +9,9 @@ use serde::{Serialize, Serializer};
 
 use super::UserOutcome;
 use crate::collision::Collisions;
+use crate::collision::popularity::Popularity;
 use crate::load::SidIndex;
-use crate::popularity::Popularity;
-use crate::random::SeededRng;
+use crate::numeric::random::SeededRng;
 
 /// How items inside a collision group are credited.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -14,9 +14,9 @@ use crate::collision::Collisions;
 use crate::error::{Error, Result};
 use crate::load::SidIndex;
 use crate::load::beams::{self, BeamRecord, BeamSid};
-use crate::prefetch::prefetch;
+use crate::numeric::prefetch::prefetch;
 use crate::progress::Progress;
-use crate::sid_scheme::SidScheme;
+use crate::sid::scheme::SidScheme;
 
 /// Things in the beams that the faithful evaluation had to correct, counted in both modes so
 /// a user sees them.

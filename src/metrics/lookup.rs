@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use crate::collision::Collisions;
 use crate::load::SidIndex;
 use crate::load::beams::BeamSid;
-use crate::prefetch::prefetch;
+use crate::numeric::prefetch::prefetch;
 use crate::sid::SidKey;
 
 /// How many collision groups there are and how many items share their SID: from
@@ -847,7 +847,7 @@ mod tests {
 
     #[test]
     fn a_large_table_filled_in_parts_finds_every_group() {
-        let mut rng = crate::random::SeededRng::new(9);
+        let mut rng = crate::numeric::random::SeededRng::new(9);
         let text = (0..20_000)
             .map(|i| {
                 let codes: Vec<usize> = (0..4).map(|_| rng.below(12)).collect();

@@ -10,6 +10,7 @@ mod evaluator;
 mod kind;
 mod lookup;
 mod outcome;
+pub mod paper_results;
 mod warnings;
 
 pub use aggregate::{Accumulator, Credit, CreditIndex, EvalSummary, Evaluation, GroupCredit};

@@ -1,6 +1,7 @@
 //! Hit@K (solid) and ItemHit@K (dashed) against K = 1 … beam width, one colour and marker per
 //! tokenizer: the gap between a tokenizer's two curves is what its collisions over-credit.
 
+use crate::usecase::tokenizers::Loaded;
 use plotters::prelude::*;
 
 use super::axes::{AxesSpec, draw_axes, draw_caption, fixed};
@@ -44,6 +45,16 @@ pub struct CurvesFigure {
 }
 
 impl CurvesFigure {
+    /// Hit@K and ItemHit@K for K = 1 … beam width of every tokenizer with beams.
+    pub fn of(loaded: &[Loaded]) -> Self {
+        CurvesFigure {
+            curves: loaded
+                .iter()
+                .filter_map(|l| Some(Curve::of(&l.run.name, l.evaluation()?)))
+                .collect(),
+        }
+    }
+
     /// The SVG document.
     pub fn svg(&self) -> Result<String> {
         let max_k = self.curves.iter().map(|c| c.hit.len()).max().unwrap_or(1);
@@ -111,5 +122,27 @@ impl CurvesFigure {
             }
             draw_caption(root, &caption)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::dataset::Dataset;
+    use crate::metrics::Compat;
+    use crate::progress::NoProgress;
+    use crate::usecase::tokenizers::{comparison, load_runs};
+
+    #[test]
+    fn curves_at_k_equal_the_comparison_at_k() {
+        let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo_data");
+        let runs = Dataset::discover(&demo, None).unwrap().tokenizers();
+        let loaded = load_runs(&runs, Compat::Faithful, None, &NoProgress).unwrap();
+        let curves = CurvesFigure::of(&loaded);
+        assert_eq!(curves.curves.len(), 3);
+        let c10 = comparison(&loaded, 10, Compat::Faithful);
+        let v = c10.rows[0].values.unwrap();
+        assert_eq!(curves.curves[0].hit[9], v.hit);
+        assert_eq!(curves.curves[0].item_hit[9], v.item_hit);
     }
 }

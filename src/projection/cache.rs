@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{ALGORITHM_VERSION, Element, Method, Projection, ProjectionParams, project};
 use crate::Result;
+use crate::io::write::write_atomically;
+use crate::numeric::random::mix64;
 use crate::progress::Progress;
-use crate::random::mix64;
-use crate::write::write_atomically;
 
 const FORMAT: &str = "sidlens-projection";
 /// Projection files kept per cache directory; older ones are removed after each store.

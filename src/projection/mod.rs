@@ -4,6 +4,7 @@
 
 mod cache;
 mod items;
+pub mod neighbours;
 mod pca;
 mod tsne;
 
@@ -13,8 +14,8 @@ pub use items::ItemRows;
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
+use crate::numeric::random::SeededRng;
 use crate::progress::Progress;
-use crate::random::SeededRng;
 use crate::{Error, Result};
 
 /// Independent random streams derived from one user seed, one per purpose, so that changing

@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use super::Element;
 use super::Stream;
 use crate::Result;
+use crate::numeric::random::SeededRng;
 use crate::progress::{Progress, check_cancelled};
-use crate::random::SeededRng;
 
 /// Rows the components are fitted on; every projected row is then mapped onto them.
 const FIT_ROWS: usize = 5000;

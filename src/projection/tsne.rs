@@ -8,9 +8,9 @@ use rayon::prelude::*;
 use super::Stream;
 use super::pca::Reduced;
 use crate::Result;
-use crate::kernels::sq_distance_4_adjacent;
+use crate::numeric::kernels::sq_distance_4_adjacent;
+use crate::numeric::random::SeededRng;
 use crate::progress::{Progress, check_cancelled};
-use crate::random::SeededRng;
 
 /// Factor on the affinities during the first iterations, to form clusters early.
 const EXAGGERATION: f64 = 12.0;

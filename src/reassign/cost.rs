@@ -4,8 +4,8 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::kernels::{CodePanels, sq_distance_8, sq_distances_8_panels};
 use crate::load::{Codebooks, Latents, SidIndex};
+use crate::numeric::kernels::{CodePanels, sq_distance_8, sq_distances_8_panels};
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::Code;
 

@@ -2,7 +2,7 @@
 //! step for step, on a flat row-major matrix. Why not the crate's own: ZCR solves one problem
 //! per prefix group (tens of thousands at 1M items), and the crate's version spends much of
 //! its time outside the arithmetic: a negated copy of every matrix, a hash set for the rows
-//! of the alternating tree, `Option` columns and checked indexing (measured in README's
+//! of the alternating tree, `Option` columns and checked indexing (measured in docs/DEPENDENCIES.md's
 //! dependency notes). Taking exactly the crate's steps — the same labels, the same first
 //! column of least slack, the same augmenting paths — keeps the same optimum among equal
 //! ones, so every output stays the same bytes; a proptest checks the assignment equals the

@@ -3,6 +3,7 @@
 //! moves with `cost.rs`. Prefix groups are independent and planned in parallel.
 
 pub mod cost;
+pub mod diff;
 mod greedy;
 mod hungarian;
 pub mod mql4grec;

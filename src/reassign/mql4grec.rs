@@ -8,8 +8,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::CostModel;
 use crate::collision::Collisions;
 use crate::error::{Error, Result};
-use crate::kernels::sq_distances_transposed_f32;
 use crate::load::SidIndex;
+use crate::numeric::kernels::sq_distances_transposed_f32;
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::{self, Code, SidKey};
 
@@ -535,7 +535,7 @@ mod tests {
     fn tiny_tokenizer(seed: u64, n: usize) -> (SidIndex, CostModel) {
         use crate::load::{Codebooks, Latents};
         let (l, v, d) = (3, 3, 2);
-        let mut rng = crate::random::SeededRng::new(seed);
+        let mut rng = crate::numeric::random::SeededRng::new(seed);
         let mut code = || (rng.unit() * v as f64) as usize % v;
         let entries: Vec<String> = (0..n)
             .map(|i| format!("\"{i}\": [{}, {}, {}]", code(), code(), code()))
@@ -543,7 +543,7 @@ mod tests {
         let path = std::path::Path::new("tiny.index.json");
         let index = SidIndex::parse(format!("{{{}}}", entries.join(", ")).as_bytes(), path, None)
             .expect("a valid index");
-        let mut rng = crate::random::SeededRng::new(seed ^ 0x5EED);
+        let mut rng = crate::numeric::random::SeededRng::new(seed ^ 0x5EED);
         let latents = ndarray::Array2::from_shape_fn((n, d), |_| rng.unit() * 2.0 - 1.0);
         let codebooks = ndarray::Array3::from_shape_fn((l, v, d), |_| rng.unit() - 0.5);
         let latents = Latents::from_f64(std::path::Path::new("tiny.npy"), latents).unwrap();
@@ -603,7 +603,7 @@ mod tests {
         ) {
             let d = r.len();
             let v = 5;
-            let mut rng = crate::random::SeededRng::new(seed);
+            let mut rng = crate::numeric::random::SeededRng::new(seed);
             let codebook: Vec<Vec<f32>> =
                 (0..v).map(|_| (0..d).map(|_| rng.unit() as f32 * 3.0).collect()).collect();
             let mut transposed = vec![0.0f32; d * v];

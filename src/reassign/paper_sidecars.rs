@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{Mode, Summary};
+use crate::collision::stats::IndexStats;
 use crate::error::{Error, Place, Result};
-use crate::stats::IndexStats;
-use crate::write::Outputs;
+use crate::io::write::Outputs;
 
 /// The provenance schema version the reference writes.
 pub const SCHEMA_VERSION: &str = "1.0";

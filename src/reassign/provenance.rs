@@ -8,8 +8,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{Mode, Summary};
+use crate::collision::stats::IndexStats;
 use crate::error::{Error, Result};
-use crate::stats::IndexStats;
 
 /// Files up to this size are identified by their SHA-256; larger ones by size and mtime,
 /// so a sidecar never costs seconds of hashing.

@@ -6,10 +6,10 @@ use serde::Serialize;
 
 use super::eval::MetricMap;
 use super::{Align, Table, metric, percent, signed_percent};
+use crate::compare::pairwise::{PairTest, find};
+use crate::compare::significance::Correction;
 use crate::compare::{Comparison, Flip, NdcgFlip, Row};
 use crate::metrics::{Compat, Decode, DecodedValues, Metric, MetricValues, recovered_pct};
-use crate::pairwise::{PairTest, find};
-use crate::significance::Correction;
 use crate::usecase::CompareReport;
 
 /// Shown where a tokenizer has no beams.

@@ -1,7 +1,7 @@
 //! `sidlens diff` as tables: what changed between two indexes of the same items.
 
 use super::{Align, Table, metric, percent, raw};
-use crate::diff::IndexDiff;
+use crate::reassign::diff::IndexDiff;
 use crate::sid;
 
 /// The diff's totals: changed codes, collision rates before and after, and whether the

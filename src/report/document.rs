@@ -1,7 +1,8 @@
 //! A report as prose lines and tables in order, written as plain text, Markdown or LaTeX, so
 //! every subcommand's `--markdown` and `--latex` keep the same tables its terminal output has.
 
-use super::{Table, latex, markdown, text};
+use super::Table;
+use super::format::{latex, markdown, text};
 
 /// Which text format a [`Document`] is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

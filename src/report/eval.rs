@@ -13,7 +13,6 @@ use crate::metrics::{
     Anomalies, Compat, DecodedSummary, Decoder, EvalSummary, GroupCredit, MetricValues,
     UserOutcome, recovered_pct,
 };
-use crate::report::groups::items_in_id_order;
 use crate::sid;
 
 /// The metrics table: one row per K.
@@ -281,7 +280,7 @@ fn group_sid(index: &SidIndex, collisions: &Collisions, g: u32) -> String {
 }
 
 fn item_list(index: &SidIndex, collisions: &Collisions, g: u32, limit: usize) -> String {
-    let items = items_in_id_order(index, collisions, g);
+    let items = collisions.items_in_id_order(index, g);
     let mut text: Vec<&str> = items
         .iter()
         .take(limit)
@@ -442,7 +441,8 @@ impl EvalJson {
                     GroupJson {
                         sid: group_sid(index, collisions, g.group),
                         size: g.size,
-                        items: items_in_id_order(index, collisions, g.group)
+                        items: collisions
+                            .items_in_id_order(index, g.group)
                             .iter()
                             .map(|&p| index.id(p as usize).to_string())
                             .collect(),

@@ -53,13 +53,6 @@ impl Default for GroupFilter {
     }
 }
 
-/// The items of SID group `g` in id order.
-pub fn items_in_id_order(index: &SidIndex, collisions: &Collisions, g: u32) -> Vec<u32> {
-    let mut items = collisions.items(g).to_vec();
-    items.sort_by(|&a, &b| index.ids().cmp_ids(a as usize, b as usize));
-    items
-}
-
 /// Collision groups of `index`, largest first (ties in SID order), with item titles.
 pub fn group_rows(
     index: &SidIndex,
@@ -75,7 +68,7 @@ pub fn group_rows(
         .take(filter.top.unwrap_or(usize::MAX))
         .enumerate()
         .map(|(i, g)| {
-            let items = items_in_id_order(index, collisions, g);
+            let items = collisions.items_in_id_order(index, g);
             let codes = index.codes(items[0] as usize).to_vec();
             GroupRow {
                 rank: i + 1,

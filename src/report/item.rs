@@ -3,8 +3,8 @@
 //! it and the TUI's item view draws it.
 
 use super::{Align, Table};
-use crate::item_view::{ItemAcross, ItemVariant, LastCode, last_code, native_of};
 use crate::sid;
+use crate::usecase::item_view::{ItemAcross, ItemVariant, LastCode, last_code, native_of};
 
 /// What `variant` did to the item's last code against its `*_native` sibling in `view`
 /// (`kept <d_206>`, `moved <d_206>→<d_111>`); empty when it has no sibling there.

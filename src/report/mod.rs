@@ -4,21 +4,18 @@
 //! `document` strings prose and tables together in one of them.
 
 pub mod compare;
-pub mod csv;
 pub mod diff;
 pub mod document;
 pub mod eval;
+pub mod format;
 pub mod groups;
-pub mod html;
 pub mod item;
-pub mod latex;
-pub mod markdown;
+pub mod page;
 pub mod per_user;
 pub mod projection;
 pub mod reassign;
 pub mod spread;
 pub mod stats;
-pub mod text;
 
 /// How a column's cells line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use arrow_array::builder::{Float64Builder, StringBuilder, UInt32Builder, UInt64B
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 
-use crate::columnar::{ROWS_PER_GROUP, TableFormat, TableWriter};
+use crate::io::columnar::{ROWS_PER_GROUP, TableFormat, TableWriter};
 use crate::load::SidIndex;
 use crate::metrics::{DecodedValues, Decoder, MetricValues, UserOutcome};
 

@@ -519,7 +519,7 @@ mod tests {
     use crate::load::{Codebooks, Latents};
     use crate::progress::NoProgress;
     use crate::reassign::{CostModel, plan};
-    use crate::report::text;
+    use crate::report::format::text;
     use ndarray::{Array2, Array3};
     use std::path::Path;
 

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::groups::{GroupItem, items_in_id_order};
+use super::groups::GroupItem;
 use super::{Align, Table, on_first_line, raw};
 use crate::collab::spread::GroupSpread;
 use crate::collision::Collisions;
@@ -41,7 +41,7 @@ pub fn spread_rows(
         .take(top.unwrap_or(usize::MAX))
         .enumerate()
         .map(|(i, s)| {
-            let items = items_in_id_order(index, collisions, s.group);
+            let items = collisions.items_in_id_order(index, s.group);
             SpreadRow {
                 rank: i + 1,
                 sid: sid::format_sid(index.codes(items[0] as usize)),

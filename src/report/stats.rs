@@ -1,8 +1,8 @@
 //! The `stats` report: an overview table and a per-level table.
 
 use super::{Align, Table, percent, raw};
-use crate::collision_interactions::CollisionInteractions;
-use crate::stats::IndexStats;
+use crate::collab::interactions::CollisionInteractions;
+use crate::collision::stats::IndexStats;
 
 /// Overview of an index as (field, value) rows.
 pub fn overview(s: &IndexStats) -> Table {

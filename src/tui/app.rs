@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::compare::pairwise::TestSettings;
 use crate::load::ItemTexts;
 use crate::metrics::{Compat, Decode};
-use crate::pairwise::TestSettings;
 use crate::progress::NoProgress;
 use crate::projection::{ItemRows, ProjectionParams};
 use crate::report::groups::GroupRow;
@@ -710,8 +710,12 @@ impl App {
         let (Some(data), Some(projected)) = (self.data(), self.projection_of(space)) else {
             return;
         };
-        let near =
-            crate::neighbours::nearest(&data.index, &projected.embeddings, position, NEIGHBOURS);
+        let near = crate::projection::neighbours::nearest(
+            &data.index,
+            &projected.embeddings,
+            position,
+            NEIGHBOURS,
+        );
         self.camera.neighbours = Some(Neighbours {
             tokenizer: shown,
             position,
@@ -1497,8 +1501,7 @@ impl App {
                 return;
             };
             let group = data.collisions.group_of(position);
-            let members =
-                crate::report::groups::items_in_id_order(&data.index, &data.collisions, group);
+            let members = &data.collisions.items_in_id_order(&data.index, group);
             if members.len() < 2 {
                 let name = self.tokenizers[self.selected].name().to_string();
                 self.say(
@@ -1532,7 +1535,7 @@ impl App {
             .tokenizer()
             .map(|t| t.name().to_string())
             .unwrap_or_default();
-        let Some(zcr) = crate::item_view::zcr_of(&name) else {
+        let Some(zcr) = crate::usecase::item_view::zcr_of(&name) else {
             self.say(
                 Level::Info,
                 format!("{name} is not a *_native variant, so there is no *_zcr one to compare"),

@@ -5,17 +5,17 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use crate::collab::interactions::CollisionInteractions;
 use crate::collision::Collisions;
-use crate::collision_interactions::CollisionInteractions;
+use crate::collision::stats::IndexStats;
+use crate::compare::seeds::SeededEvaluation;
 use crate::load::{ItemTexts, SidIndex};
 use crate::metrics::{Credit, CreditIndex, Evaluation};
 use crate::projection::{CacheOutcome, Projection};
 use crate::reassign::Plan;
 use crate::report::groups::{self, GroupFilter, GroupRow};
 use crate::report::reassign::{self, ReassignRow, SkippedRow};
-use crate::seeds::SeededEvaluation;
 use crate::sid::{self, Code, SidKey};
-use crate::stats::IndexStats;
 
 /// One tokenizer, loaded and analysed; read-only and shared with background jobs.
 #[derive(Debug)]

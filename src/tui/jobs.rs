@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use std::path::{Path, PathBuf};
 
 use crate::collab::CfConfig;
+use crate::collab::interactions::CollisionInteractions;
 use crate::collision::Collisions;
-use crate::collision_interactions::CollisionInteractions;
+use crate::compare::pairwise::TestSettings;
 use crate::load::dataset::interactions_of_index;
 use crate::load::{Interactions, ItemTexts, Latents, SidIndex};
 use crate::metrics::{Compat, Decode};
-use crate::pairwise::TestSettings;
 use crate::progress::{CancelFlag, Progress};
 use crate::projection::{ItemRows, ProjectionParams};
 use crate::reassign::provenance::remedy_of;

@@ -6,13 +6,13 @@ use crate::collision::Collisions;
 use crate::compare::{Comparison, Entry, rank};
 use std::path::PathBuf;
 
+use crate::collision::popularity::Popularity;
+use crate::compare::pairwise::{PairTest, TestSettings, find, test_pairs};
+use crate::compare::seeds::{SeededEvaluation, check_paired};
 use crate::error::Result;
 use crate::load::{Interactions, SidIndex, TokenizerFiles};
 use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
-use crate::pairwise::{PairTest, TestSettings, find, test_pairs};
-use crate::popularity::Popularity;
 use crate::progress::{Progress, check_cancelled};
-use crate::seeds::{SeededEvaluation, check_paired};
 
 /// A comparison at several K with its paired tests.
 #[derive(Debug, Clone, PartialEq)]
@@ -253,14 +253,9 @@ mod tests {
 
     #[test]
     fn reference_dataset_compares_every_variant() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-        if !root.is_dir() {
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                b"skipping: ../shared/reference not found\n",
-            );
+        let Some(root) = crate::load::dataset::reference_for_tests() else {
             return;
-        }
+        };
         let ds = Dataset::discover(
             &root.join("CollisionGenRec/data/Scientific"),
             Some(&root.join("beams/Scientific")),

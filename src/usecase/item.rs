@@ -3,8 +3,8 @@
 
 use crate::collision::Collisions;
 use crate::error::Result;
-use crate::item_view::{self, ItemAcross, Tokenized};
 use crate::load::{SidIndex, TokenizerFiles};
+use crate::usecase::item_view::{self, ItemAcross, Tokenized};
 
 /// The item `item` in every tokenizer of `tokenizers` that holds it, in the order given
 /// (indexes are read and grouped one after another; an unreadable one is an error naming it).

@@ -6,8 +6,10 @@ mod collaborative;
 mod compare;
 mod evaluate;
 mod item;
+pub mod item_view;
 mod price;
 mod project;
+pub mod tokenizers;
 
 pub use collaborative::collaborative_space;
 pub use compare::{

@@ -2,7 +2,7 @@
 //! product line with its colours, sizes and pack counts), with readable titles, descriptions,
 //! brands and categories. Every brand and product is made up; nothing is copied from a dataset.
 
-use crate::random::SeededRng;
+use crate::numeric::random::SeededRng;
 
 /// The kind of project a product serves; users follow one or two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! often far apart by interactions, which is the paper's explanation of collisions (Figure 5).
 
 use super::catalog::{Catalog, Interest};
-use crate::random::SeededRng;
+use crate::numeric::random::SeededRng;
 
 /// A kind of user: how common it is and which themes it shops in.
 struct Persona {

@@ -4,9 +4,9 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::kernels::{dot_f32, fold8_f32, sq_distance_f32};
+use crate::numeric::kernels::{dot_f32, fold8_f32, sq_distance_f32};
+use crate::numeric::random::SeededRng;
 use crate::progress::{Progress, check_cancelled};
-use crate::random::SeededRng;
 
 /// Points handled by one parallel task; fixed, so results never depend on the thread count.
 const POINTS_PER_TASK: usize = 64;

@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::kernels::sq_distance_4_strided;
 use crate::load::{IndexFormat, ItemIds, SidIndex};
+use crate::numeric::kernels::sq_distance_4_strided;
 use crate::progress::{Progress, check_cancelled};
 use crate::sid::{Code, MAX_CODEBOOK_SIZE, MAX_LEVELS, level_letter};
 pub use kmeans::Init;
@@ -348,8 +348,8 @@ pub struct IndexSummary {
     pub capacity_ok: bool,
 }
 
-impl From<&crate::stats::IndexStats> for IndexSummary {
-    fn from(s: &crate::stats::IndexStats) -> Self {
+impl From<&crate::collision::stats::IndexStats> for IndexSummary {
+    fn from(s: &crate::collision::stats::IndexStats) -> Self {
         IndexSummary {
             n_items: s.n_items,
             n_unique_sids: s.n_unique_sids,
@@ -415,7 +415,10 @@ impl Tokenization {
             encode_differs_from_training: self.encode_differs,
             reconstruction_mse: self.reconstruction_mse,
             levels: self.levels.clone(),
-            stats: IndexSummary::from(&crate::stats::IndexStats::compute(index, &collisions)),
+            stats: IndexSummary::from(&crate::collision::stats::IndexStats::compute(
+                index,
+                &collisions,
+            )),
             sidlens_version: env!("CARGO_PKG_VERSION"),
             fusion: None,
         }
@@ -425,8 +428,8 @@ impl Tokenization {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::random::SeededRng;
     use crate::progress::NoProgress;
-    use crate::random::SeededRng;
     use ndarray::Array2;
 
     fn random_embeddings(n: usize, d: usize, seed: u64) -> Array2<f32> {

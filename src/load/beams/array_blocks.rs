@@ -4,7 +4,7 @@
 //! guess fails, or the file is not the plain layout, the streaming serde reader takes over
 //! from the end of the last proven record, so messages stay those of the serial reader.
 
-use crate::load::Input;
+use crate::io::Input;
 use std::path::Path;
 
 use super::BLOCK_BYTES;

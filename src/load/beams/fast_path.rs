@@ -1,8 +1,8 @@
 //! The records generators usually write, read without serde: plain strings, no escapes, the
 //! three known keys. Anything else falls back to the serde path, which reports errors.
 
-use super::grammar::{parse_quoted_compact_sid, parse_quoted_compact_sid_in};
 use super::{BeamRecord, BeamSid};
+use crate::sid::grammar::parse_quoted_compact_sid;
 
 /// The fast path of [`parse_line`] for the records generators usually write: an object whose
 /// keys are `beam_sids` (a list of strings), `target` (string or null) and `target_item`
@@ -181,9 +181,7 @@ fn plain_string<'a>(text: &'a str, i: &mut usize) -> Option<&'a str> {
 #[inline(always)]
 fn plain_sid(text: &str, i: &mut usize, rec: &mut BeamRecord) -> Option<BeamSid> {
     if let Some(scheme) = rec.expected_other_scheme() {
-        if let Some((key, n_levels, len)) =
-            parse_quoted_compact_sid_in(scheme, &text.as_bytes()[*i..])
-        {
+        if let Some((key, n_levels, len)) = scheme.parse_quoted_compact_in(&text.as_bytes()[*i..]) {
             rec.note_expected(scheme);
             *i += len;
             return Some(BeamSid::Codes { key, n_levels });

@@ -10,7 +10,7 @@ use super::fast_path::parse_plain_record;
 use super::json_array::RecordSeed;
 use super::{BLOCK_BYTES, BeamRecord};
 use crate::error::{Error, Place, Result};
-use crate::load::Input;
+use crate::io::Input;
 use crate::progress::Progress;
 
 /// Parses one JSON Lines record into `rec`; the message says what is wrong (column included).

@@ -6,7 +6,6 @@
 
 mod array_blocks;
 mod fast_path;
-mod grammar;
 mod json_array;
 mod json_lines;
 mod mql4grec;
@@ -14,8 +13,8 @@ mod mql4grec_stream;
 mod scheme_check;
 mod table;
 
+use crate::sid::grammar::parse_sid_key;
 use array_blocks::{ArrayBlocks, Takeover};
-pub use grammar::{parse_compact_sid, parse_quoted_compact_sid_in, parse_sid_key};
 use json_array::{SerialStart, read_array};
 use json_lines::{Block, LineBlocks, parse_line};
 use scheme_check::{SchemeCheck, SchemeNote};
@@ -27,10 +26,10 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use crate::error::{Error, Place, Result};
-use crate::load::Input;
+use crate::io::Input;
 use crate::progress::Progress;
 use crate::sid::SidKey;
-use crate::sid_scheme::{self, SidScheme};
+use crate::sid::scheme::{self as sid_scheme, SidScheme};
 
 /// How a beams file is laid out, told by its first non-space byte (`[` or `{`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +41,7 @@ pub enum BeamsFormat {
     /// MQL4GRec's `{"all_outputs", "all_scores", "all_targets", "all_users"}` save file.
     Mql4grec,
     /// A Parquet or Arrow IPC table, one row per user (told by its magic bytes or name).
-    Table(crate::columnar::TableFormat),
+    Table(crate::io::columnar::TableFormat),
 }
 
 /// A byte range of [`BeamRecord`]'s text arena (ids and unreadable SIDs), so a record needs
@@ -236,7 +235,7 @@ impl BeamRecord {
     #[inline(always)]
     fn read_sid_in_window(&mut self, s: &str, window: Option<&[u8; 32]>) -> BeamSid {
         if let Some(window) = window
-            && let Some((key, n_levels)) = grammar::sid_in_window(window, s.len())
+            && let Some((key, n_levels)) = crate::sid::grammar::sid_in_window(window, s.len())
         {
             self.note_letters(s);
             return BeamSid::Codes { key, n_levels };
@@ -309,7 +308,7 @@ impl BeamRecord {
 }
 /// Tells the format of a beams file from its first bytes.
 pub fn detect_format(head: &[u8], path: &Path) -> Result<BeamsFormat> {
-    use crate::columnar::TableFormat;
+    use crate::io::columnar::TableFormat;
     if let Some(t) = TableFormat::from_magic(head).or_else(|| TableFormat::from_name(path)) {
         return Ok(BeamsFormat::Table(t));
     }

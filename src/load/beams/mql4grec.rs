@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::BeamRecord;
 use super::mql4grec_stream::{self, Cursor};
 use crate::error::{Error, Place, Result};
-use crate::load::Input;
+use crate::io::Input;
 use crate::progress::Progress;
 
 /// Whether a file that starts with `head` is MQL4GRec's save file (an object whose first

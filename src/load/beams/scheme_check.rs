@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{BeamRecord, record_error};
 use crate::error::Result;
-use crate::sid_scheme::SidScheme;
+use crate::sid::scheme::SidScheme;
 
 /// What one record says about its SIDs' scheme.
 #[derive(Debug, Clone, PartialEq, Eq)]

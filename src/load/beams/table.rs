@@ -15,12 +15,12 @@ use arrow_schema::Schema;
 use rayon::prelude::*;
 
 use super::{BATCH_RECORDS, BeamRecord, BeamSid, Stages};
-use crate::columnar::{
+use crate::error::{Error, Place, Result};
+use crate::io::Input;
+use crate::io::columnar::{
     self, Columns, FloatLists, IdColumn, IntListLists, IntLists, StringColumn, StringLists,
     TableFormat,
 };
-use crate::error::{Error, Place, Result};
-use crate::load::Input;
 use crate::progress::Progress;
 use crate::sid::{self, Code, MAX_LEVELS};
 

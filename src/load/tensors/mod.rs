@@ -112,7 +112,7 @@ pub fn detect(head: &[u8]) -> Option<TensorFormat> {
         Some(TensorFormat::Torch)
     } else if head.len() > 8
         && head[8] == b'{'
-        && crate::columnar::TableFormat::from_magic(head).is_none()
+        && crate::io::columnar::TableFormat::from_magic(head).is_none()
     {
         // A safetensors header length, then its JSON; a Parquet page can look alike.
         Some(TensorFormat::Safetensors)
@@ -138,7 +138,7 @@ pub fn split_name(path: &Path) -> (PathBuf, Option<String>) {
 /// of the three; errors are those of opening it.
 pub fn format_of(path: &Path) -> Result<Option<TensorFormat>> {
     let (file, _) = split_name(path);
-    let (mut f, _) = super::input::open_regular(&file)?;
+    let (mut f, _) = crate::io::input::open_regular(&file)?;
     let mut head = [0u8; 16];
     let mut got = 0;
     while got < head.len() {

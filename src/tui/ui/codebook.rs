@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use super::super::app::App;
 use super::{pad_left, wrap};
-use crate::collision_interactions::tier_split_text;
+use crate::collab::interactions::tier_split_text;
 use crate::report;
 
 /// The overlay's rectangle over `area`, and its lines wrapped to fit.

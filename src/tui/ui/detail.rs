@@ -14,7 +14,7 @@ use ratatui::widgets::Paragraph;
 
 use std::collections::HashMap;
 
-use crate::item_view::{self, Tokenized};
+use crate::usecase::item_view::{self, Tokenized};
 
 use super::super::app::{App, Slot};
 use super::super::data::{PrefixEntry, TokenizerData, prefix_key};

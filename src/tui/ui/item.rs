@@ -8,9 +8,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
-use crate::item_view::{self, Tokenized};
 use crate::report::{self, item as item_report};
 use crate::sid;
+use crate::usecase::item_view::{self, Tokenized};
 
 use super::super::app::{App, Slot};
 use super::super::data::prefix_key;
