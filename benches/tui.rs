@@ -54,6 +54,7 @@ fn sources(root: &Path) -> Sources {
                 beams: vec![dir.join("synthetic.per_user.jsonl")],
                 latents: Some(dir.join("latents.npy")),
                 codebooks: Some(dir.join("codebooks.npy")),
+                beams_sought: Vec::new(),
             }
         })
         .collect();

@@ -69,12 +69,12 @@ pub struct Args {
 
 /// Runs `sidlens compare`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let (runs, dataset_interactions) = match &args.dir {
+    let (runs, dataset_interactions, dataset_warnings) = match &args.dir {
         Some(dir) => {
             let ds = Dataset::discover(dir, args.beams_dir.as_deref())?;
-            (ds.tokenizers(), ds.interactions)
+            (ds.tokenizers(), ds.interactions.clone(), ds.warnings())
         }
-        None => (args.run.clone(), None),
+        None => (args.run.clone(), None, Vec::new()),
     };
     let interactions = match args.interactions.clone().or(dataset_interactions) {
         Some(path) if args.decode.needs_popularity() => Some(Interactions::load(&path)?),
@@ -94,7 +94,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         seed: args.seed,
     });
     let bar = Bar::new(globals.quiet);
-    let report = compare_tokenizers_decoded(
+    let mut report = compare_tokenizers_decoded(
         &runs,
         &ks,
         args.compat.into(),
@@ -104,6 +104,16 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         &bar,
     )?;
     drop(bar);
+    report.warnings.extend(dataset_warnings);
+    for w in &report.warnings {
+        super::print::message(&format!("warning: {w}"));
+    }
+    if report.nothing_evaluated() {
+        anyhow::bail!(
+            "nothing to compare: none of the {} tokenizers has beams (see the warnings above)",
+            runs.len()
+        );
+    }
     if args.format.json {
         return print_json(&CompareReportJson::new(&report));
     }
@@ -120,12 +130,18 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             if let Some(l) = &legend {
                 doc.prose(format!("{l}\n"));
             }
+            for w in &report.warnings {
+                doc.prose(format!("- warning: {w}\n"));
+            }
             if !flips.is_empty() {
                 doc.prose(flips.iter().map(|f| format!("- {f}\n")).collect::<String>());
             }
         }
         _ => {
             let mut notes = legend.map(|l| format!("{l}\n")).unwrap_or_default();
+            for w in &report.warnings {
+                notes.push_str(&format!("warning: {w}\n"));
+            }
             notes.push('\n');
             if flips.is_empty() {
                 notes.push_str("no rank flips between SID-level and item-level metrics\n");

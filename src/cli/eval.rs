@@ -4,18 +4,11 @@
 
 use std::path::PathBuf;
 
-use crate::collision::Collisions;
-use crate::collision::popularity::Popularity;
-use crate::io::write::{ensure_not_input, write_atomically};
-use crate::load::dataset::{interactions_of_index, paper_results_of};
-use crate::load::{Interactions, SidIndex};
-use crate::metrics::paper_results::{Disagreement, PaperResults};
-use crate::metrics::{Compat, Decode, DecodedAccumulator, Decoder, Evaluator};
+use crate::metrics::{Compat, Decode};
 use crate::report::document::Document;
 use crate::report::eval::{self as report, DecodedJson, EvalJson};
-use crate::report::per_user::PerUserSink;
 use crate::report::percent;
-use anyhow::Context;
+use crate::usecase::evaluate::{EvalRequest, EvalResult, PaperCheck, evaluate};
 use serde::Serialize;
 
 use super::Globals;
@@ -98,39 +91,14 @@ pub fn parse_k(s: &str) -> Result<usize, String> {
 
 /// `eval --json` with the paper's aggregates when `test.py` wrote them beside the beams.
 #[derive(Serialize)]
-struct WithPaper {
+struct WithPaper<'a> {
     #[serde(flatten)]
     eval: EvalJson,
     decode: Decode,
     #[serde(flatten)]
     decoded: Option<DecodedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    paper_results: Option<PaperCheck>,
-}
-
-/// The paper's `<VARIANT>.json` and where sidlens's recomputation disagrees with it.
-#[derive(Serialize)]
-struct PaperCheck {
-    #[serde(flatten)]
-    results: PaperResults,
-    disagreements: Vec<Disagreement>,
-}
-
-/// Reads `<VARIANT>.json` beside a `<VARIANT>_per_user.json` and checks it.
-fn paper_check(
-    beams: &std::path::Path,
-    summary: &crate::metrics::EvalSummary,
-    collision_rate: f64,
-) -> anyhow::Result<Option<PaperCheck>> {
-    let Some(path) = paper_results_of(beams) else {
-        return Ok(None);
-    };
-    let results = PaperResults::load(&path)?;
-    let disagreements = results.disagreements(summary, collision_rate);
-    Ok(Some(PaperCheck {
-        results,
-        disagreements,
-    }))
+    paper_results: Option<&'a PaperCheck>,
 }
 
 /// The text lines of the paper check.
@@ -162,150 +130,66 @@ fn paper_lines(p: &PaperCheck) -> String {
 
 /// Runs `sidlens eval`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let mut ks = args.k.clone();
-    ks.sort_unstable();
-    ks.dedup();
-    if let Some(out) = &args.per_user {
-        ensure_not_input(out, &[&args.index, &args.beams])?;
-    }
-    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
-    // Naming groups (the credit table, a decoder's picks) needs them in SID order; a plain
-    // summary does not, and skips sorting every item by SID.
-    let named_groups = args.groups.is_some() || args.decode != Decode::Cce;
-    let collisions = named_groups.then(|| Collisions::new(&index));
-    let popularity = if args.decode.needs_popularity() {
-        let path = match args.interactions.clone() {
-            Some(p) => p,
-            None => interactions_of_index(&args.index).context(
-                "--decode popular needs --interactions FILE (no <DS>.inter.json beside the index's indexes/ folder); its training part, all but each user's last two items, gives the popularity",
-            )?,
-        };
-        let interactions = Interactions::load(&path)?;
-        let p = Popularity::training(&index, &interactions);
-        if !globals.quiet {
-            eprintln!(
-                "popularity: {} training interactions from {} (each user's last 2 held out; {} with items not in the index)",
-                p.n_counted,
-                path.display(),
-                p.n_unknown
-            );
-        }
-        Some(p)
-    } else {
-        None
+    let request = EvalRequest {
+        index: args.index.clone(),
+        beams: args.beams.clone(),
+        ks: args.k.clone(),
+        compat: args.compat.into(),
+        codebook_size: args.codebook_size,
+        sid_format: globals.sid_format,
+        groups: args.groups,
+        decode: args.decode,
+        interactions: args.interactions.clone(),
+        per_user: args.per_user.clone(),
     };
-    let decoder = collisions
-        .as_ref()
-        .and_then(|c| Decoder::new(args.decode, &index, c, popularity.as_ref()));
-    let mut decoded = decoder.as_ref().map(|d| DecodedAccumulator::new(d, &ks));
-    let mut evaluator = match &collisions {
-        Some(c) => Evaluator::new(&index, c, args.compat.into()),
-        None => Evaluator::without_collisions(&index, args.compat.into()),
-    }
-    .with_beams_scheme(globals.sid_format);
     let bar = Bar::new(globals.quiet);
-    let summary = match &args.per_user {
-        None => evaluator.summarize_file(
-            &args.beams,
-            &ks,
-            args.groups.is_some(),
-            &bar,
-            |_, outcome| {
-                if let Some(acc) = decoded.as_mut() {
-                    acc.add(outcome);
-                }
-                Ok(())
-            },
-        )?,
-        Some(out) => {
-            let mut failure = None;
-            let mut summary = None;
-            let written = write_atomically(out, |w| {
-                let mut sink = PerUserSink::new(out, w, &ks, decoder.is_some())?;
-                let result = evaluator.summarize_file(
-                    &args.beams,
-                    &ks,
-                    args.groups.is_some(),
-                    &bar,
-                    |user, outcome| {
-                        if let Some(acc) = decoded.as_mut() {
-                            acc.add(outcome);
-                        }
-                        sink.write(user, outcome, &index, &ks, decoder.as_ref())
-                            .map_err(|e| crate::Error::io(out, e))
-                    },
-                );
-                match result {
-                    Ok(s) => {
-                        summary = Some(s);
-                        sink.finish()
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        Err(std::io::Error::other("evaluation failed"))
-                    }
-                }
-            });
-            if let Some(e) = failure {
-                return Err(e.into());
-            }
-            written?;
-            let summary = summary.context("evaluation produced no summary")?;
-            eprintln!(
-                "wrote the values of {} users to {}",
-                summary.n_users,
-                out.display()
-            );
-            summary
-        }
-    };
+    let result = evaluate(&request, &bar)?;
     drop(bar);
-    let decoded = decoded.map(DecodedAccumulator::finish);
-    let warnings = crate::metrics::eval_warnings(&summary);
-    for w in &warnings {
+    let EvalResult {
+        index,
+        collisions,
+        summary,
+        collision_rate,
+        decoded,
+        paper,
+        warnings,
+        notes,
+    } = &result;
+    for note in notes {
+        if !globals.quiet || note.starts_with("wrote ") {
+            eprintln!("{note}");
+        }
+    }
+    for w in warnings {
         super::print::message(&format!("warning: {w}"));
     }
-    let collision_rate = evaluator.collision_rate();
+    if let Some(p) = paper {
+        for line in p.disagreement_lines(summary.compat) {
+            eprintln!("sidlens: warning: {line}");
+        }
+    }
     let top = args
         .groups
         .zip(collisions.as_ref())
         .map(|(n, c)| (summary.top_groups(n), c));
-    let paper = paper_check(&args.beams, &summary, collision_rate)?;
-    if let Some(p) = &paper {
-        for d in &p.disagreements {
-            eprintln!(
-                "sidlens: warning: {} reports {} = {}, sidlens computes {} from the beams ({}{})",
-                p.results.path.display(),
-                d.metric,
-                d.reported,
-                d.computed,
-                summary.compat.name(),
-                if summary.compat == Compat::Faithful {
-                    "; --compat cce-py reproduces test.py"
-                } else {
-                    ""
-                }
-            );
-        }
-    }
     if args.format.json {
         let doc = EvalJson::new(
-            &summary,
-            collision_rate,
+            summary,
+            *collision_rate,
             top.as_ref().map(|(groups, c)| (&groups[..], *c)),
-            &index,
+            index,
         );
         return print_json(&WithPaper {
             eval: doc,
             decode: args.decode,
-            decoded: decoded.as_ref().map(|d| DecodedJson::new(&summary, d)),
-            paper_results: paper,
+            decoded: decoded.as_ref().map(|d| DecodedJson::new(summary, d)),
+            paper_results: paper.as_ref(),
         });
     }
     if args.format.csv {
         return print_csv(&match &top {
-            Some((top, c)) => report::groups_csv_table(&summary, top, &index, c),
-            None => report::csv_table(&summary),
+            Some((top, c)) => report::groups_csv_table(summary, top, index, c),
+            None => report::csv_table(summary),
         });
     }
     let mut doc = Document::new();
@@ -315,15 +199,15 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         args.index.display(),
         summary.n_users,
         summary.compat.name(),
-        percent(collision_rate),
+        percent(*collision_rate),
     ));
-    doc.table(report::table(&summary));
-    if let Some(d) = &decoded {
+    doc.table(report::table(summary));
+    if let Some(d) = decoded {
         doc.prose(format!(
             "\nitem credit inside collision groups: CCE (1/G each) against decoding each SID to one item ({}); recovered = share of the inflation won back\n",
             d.decode
         ));
-        doc.table(report::decoded_table(&summary, d));
+        doc.table(report::decoded_table(summary, d));
         doc.prose(format!(
             "{} of {} users' target SIDs decode to the target item\n",
             d.users_decoded_to_target, d.n_users
@@ -331,16 +215,16 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     }
     let mut notes = String::from("\n");
     notes.push_str(&report::anomaly_lines(&summary.anomalies, summary.compat));
-    for w in &warnings {
+    for w in warnings {
         notes.push_str(&format!("warning: {w}\n"));
     }
-    if let Some(p) = &paper {
+    if let Some(p) = paper {
         notes.push_str(&paper_lines(p));
     }
     doc.prose(notes);
     if let Some((top, c)) = &top {
         doc.prose("\n");
-        doc.table(report::groups_table(&summary, top, &index, c));
+        doc.table(report::groups_table(summary, top, index, c));
     }
     args.format.print(&doc)
 }

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use crate::collab::spread::group_spreads;
-use crate::collision::Collisions;
-use crate::load::{ItemTexts, Latents, SidIndex};
+use crate::load::{ItemTexts, Latents, TokenizerFiles};
 use crate::report::document::Document;
 use crate::report::groups::{self, GroupFilter};
 use crate::report::{Table, spread};
+use crate::usecase::Tokenizer;
 
 use super::Globals;
 use super::print::print_json;
@@ -46,9 +46,14 @@ pub struct Args {
 
 /// Runs `sidlens groups`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load_as(&args.index, None, globals.sid_format)?;
+    let Tokenizer {
+        index, collisions, ..
+    } = Tokenizer::open(
+        TokenizerFiles::index_only("index", &args.index),
+        None,
+        globals.sid_format,
+    )?;
     let texts = args.items.as_deref().map(ItemTexts::load).transpose()?;
-    let collisions = Collisions::new(&index);
     if let Some(path) = &args.embeddings {
         let space = Latents::load(path)?;
         let second = args.cf.as_deref().map(Latents::load).transpose()?;

@@ -3,10 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::collision::Collisions;
 use crate::compare::significance::PairedOptions;
 use crate::io::write::{ensure_not_input, write_atomically};
-use crate::load::SidIndex;
 use crate::load::TokenizerFiles;
 use crate::load::dataset::Dataset;
 use crate::load::tokenizer::duplicate_name;
@@ -17,7 +15,8 @@ use crate::plot::ranks::RanksFigure;
 use crate::plot::scatter::{ScatterFigure, ScatterRequest};
 use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
-use crate::usecase::tokenizers::{self, Loaded};
+use crate::usecase::Tokenizer;
+use crate::usecase::tokenizer;
 use crate::usecase::{compare_tokenizers, plan_reassignment};
 use clap::CommandFactory;
 use clap::error::ErrorKind;
@@ -155,7 +154,7 @@ struct OutputArgs {
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     match args.figure {
         Figure::Inflation(a) => runs_figure(&a, globals, |loaded, a| {
-            let c = tokenizers::comparison(loaded, a.k, a.compat.into());
+            let c = tokenizer::comparison(loaded, a.k, a.compat.into());
             Ok(InflationFigure::from_comparison(&c).svg()?)
         }),
         Figure::Ranks(a) => ranks(&a, globals),
@@ -229,7 +228,7 @@ fn ranks(args: &RanksArgs, globals: Globals) -> anyhow::Result<()> {
 fn runs_figure(
     args: &RunsArgs,
     globals: Globals,
-    draw: impl FnOnce(&[Loaded], &RunsArgs) -> anyhow::Result<String>,
+    draw: impl FnOnce(&[Tokenizer], &RunsArgs) -> anyhow::Result<String>,
 ) -> anyhow::Result<()> {
     let runs = runs_of(args.dir.as_deref(), args.beams_dir.as_deref(), &args.run)?;
     let inputs: Vec<&Path> = runs
@@ -238,7 +237,7 @@ fn runs_figure(
         .collect();
     check_out(&args.output, &inputs)?;
     let bar = Bar::new(globals.quiet);
-    let loaded = tokenizers::load_runs(&runs, args.compat.into(), args.codebook_size, &bar)?;
+    let loaded = Tokenizer::open_all(&runs, args.compat.into(), args.codebook_size, &bar)?;
     drop(bar);
     emit(&draw(&loaded, args)?, &args.output)
 }
@@ -254,9 +253,14 @@ fn zcr(args: &ZcrArgs, globals: Globals) -> anyhow::Result<()> {
     .map(PathBuf::as_path)
     .collect();
     check_out(&args.output, &inputs)?;
-    let index = SidIndex::load(&args.index, args.codebook_size)?;
+    let Tokenizer {
+        index, collisions, ..
+    } = Tokenizer::open(
+        TokenizerFiles::index_only("index", &args.index),
+        args.codebook_size,
+        None,
+    )?;
     let bar = Bar::new(globals.quiet);
-    let collisions = Collisions::new(&index);
     let plan = plan_reassignment(
         &index,
         &collisions,
@@ -295,8 +299,9 @@ fn scatter(args: &ScatterArgs, globals: Globals) -> anyhow::Result<()> {
         max_points: args.max_points,
         ..ProjectionParams::default()
     };
-    let index = SidIndex::load(&args.index, None)?;
-    let collisions = Collisions::new(&index);
+    let Tokenizer {
+        index, collisions, ..
+    } = Tokenizer::open(TokenizerFiles::index_only("index", &args.index), None, None)?;
     let name = args
         .name
         .clone()

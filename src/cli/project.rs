@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use crate::collision::Collisions;
 use crate::io::write::{ensure_not_input, write_atomically};
-use crate::load::{Latents, SidIndex};
+use crate::load::{Latents, SidIndex, TokenizerFiles};
 use crate::projection::{CacheOutcome, ItemRows, Projection, ProjectionParams};
 use crate::report::format::{csv, text};
 use crate::report::projection::{PointRow, ProjectionJson, points_table};
+use crate::usecase::Tokenizer;
 use crate::usecase::project_items;
 use anyhow::Context;
 
@@ -145,8 +145,9 @@ impl Items {
     fn load(args: &Args, n_rows: usize) -> anyhow::Result<Items> {
         let index = match &args.index {
             Some(path) => {
-                let index = SidIndex::load(path, None)?;
-                let collisions = Collisions::new(&index);
+                let Tokenizer {
+                    index, collisions, ..
+                } = Tokenizer::open(TokenizerFiles::index_only("index", path), None, None)?;
                 let rows = ItemRows::new(&index, &collisions, n_rows, args.highlight)
                     .with_context(|| format!("placing items on {}", args.embeddings.display()))?;
                 Some((index, rows))

@@ -16,7 +16,7 @@ use crate::plot::zcr::ZcrFigure;
 use crate::projection::ProjectionParams;
 use crate::report::groups::{GroupFilter, group_rows};
 use crate::report::page::{self, Figure, Provenance, ReportContent, TokenizerGroups};
-use crate::usecase::tokenizers;
+use crate::usecase::Tokenizer;
 use crate::usecase::{compare_evaluated, plan_reassignment};
 
 use super::Globals;
@@ -63,7 +63,7 @@ pub struct Args {
     significance: SignificanceArgs,
 }
 
-/// The K of the two compare tables.
+/// The K of the compare table.
 const KS: [usize; 2] = [5, 10];
 /// The K of the inflation and ranks figures.
 const FIGURE_K: usize = 10;
@@ -95,18 +95,14 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
 
     let compat = args.compat.into();
     let bar = Bar::new(globals.quiet);
-    let loaded = tokenizers::load_runs(&runs, compat, args.codebook_size, &bar)?;
+    let loaded = Tokenizer::open_all(&runs, compat, args.codebook_size, &bar)?;
     let texts = items_path.as_deref().map(ItemTexts::load).transpose()?;
-    let comparisons: Vec<_> = KS
-        .iter()
-        .map(|&k| tokenizers::comparison(&loaded, k, compat))
-        .collect();
     let mut figures = Vec::new();
     let mut zcr = Vec::new();
     let mut zcr_missing = Vec::new();
     for ((l, v), latents) in loaded.iter().zip(&runs).zip(&latents) {
         let Some(path) = latents else {
-            zcr_missing.push((l.run.name.clone(), "no latents, so no ΔD".to_string()));
+            zcr_missing.push((l.files.name.clone(), "no latents, so no ΔD".to_string()));
             continue;
         };
         let plan = plan_reassignment(
@@ -117,29 +113,31 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             &bar,
         )?;
         if plan.summary.n_prefix_groups_with_collisions == 0 {
-            zcr_missing.push((l.run.name.clone(), "no collisions to resolve".to_string()));
+            zcr_missing.push((l.files.name.clone(), "no collisions to resolve".to_string()));
             continue;
         }
-        zcr.push(ZcrFigure::from_plan(&l.run.name, &plan)?);
+        zcr.push(ZcrFigure::from_plan(&l.files.name, &plan)?);
     }
     let scatter = match &embeddings {
         Some(path) => scatter_figure(&loaded, path, &bar)?,
         None => None,
     };
-    let evaluated: Vec<_> = loaded
-        .iter()
-        .map(tokenizers::Loaded::as_evaluated)
-        .collect();
-    let tested = compare_evaluated(
+    let evaluated: Vec<_> = loaded.iter().map(Tokenizer::as_evaluated).collect();
+    let mut compare = compare_evaluated(
         &evaluated,
-        &[FIGURE_K],
+        &KS,
         compat,
         args.significance.settings(T_TEST_ONLY),
         (Decode::Cce, None),
         &bar,
     )?;
     drop(bar);
-    let at_k = &tested.comparisons[0];
+    compare.warnings.extend(dataset.warnings());
+    for w in &compare.warnings {
+        super::print::message(&format!("warning: {w}"));
+    }
+    let figure_at = KS.iter().position(|&k| k == FIGURE_K).unwrap_or(0);
+    let at_k = &compare.comparisons[figure_at];
     if loaded.iter().any(|l| l.evaluation().is_some()) {
         figures.push(Figure {
             title: format!("Inflation against collision rate (K = {FIGURE_K})"),
@@ -150,7 +148,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             title: format!("Ranks by Hit@{FIGURE_K} and by ItemHit@{FIGURE_K}"),
             note: "Crossing lines are tokenizers whose order the collision correction reverses; ringed crossings are significant (paired t-test, adjusted)."
                 .into(),
-            svg: RanksFigure::from_report(&tested, 0).svg()?,
+            svg: RanksFigure::from_report(&compare, figure_at).svg()?,
         });
         figures.push(Figure {
             title: "Hit@K and ItemHit@K against K".into(),
@@ -169,7 +167,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let groups = loaded
         .iter()
         .map(|l| TokenizerGroups {
-            name: l.run.name.clone(),
+            name: l.files.name.clone(),
             n_items: l.index.n_items(),
             n_groups: l.collisions.collision_groups().len(),
             rows: group_rows(
@@ -186,7 +184,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let content = ReportContent {
         title: dataset.name.clone(),
         compat,
-        comparisons,
+        compare,
         figures,
         zcr,
         zcr_missing,
@@ -202,7 +200,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
 /// The scatter of the tokenizer with the most collisions (the most telling picture), with its
 /// six largest groups highlighted; `None` when no tokenizer has collisions.
 fn scatter_figure(
-    loaded: &[tokenizers::Loaded],
+    loaded: &[Tokenizer],
     embeddings: &Path,
     progress: &Bar,
 ) -> anyhow::Result<Option<Figure>> {
@@ -222,7 +220,7 @@ fn scatter_figure(
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let figure = ScatterFigure::project(
         &ScatterRequest {
-            tokenizer: &l.run.name,
+            tokenizer: &l.files.name,
             index: &l.index,
             collisions: &l.collisions,
             spaces: &[(title, embeddings)],
@@ -233,7 +231,7 @@ fn scatter_figure(
         progress,
     )?;
     Ok(Some(Figure {
-        title: format!("Collision groups in the embedding space · {}", l.run.name),
+        title: format!("Collision groups in the embedding space · {}", l.files.name),
         note: "Items that share a SID sit together here: the tokenizer could not tell them apart."
             .into(),
         svg: figure.svg()?,

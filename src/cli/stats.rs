@@ -3,12 +3,13 @@
 use std::path::PathBuf;
 
 use crate::collab::interactions::{CollisionInteractions, tier_split_text};
-use crate::collision::Collisions;
 use crate::collision::stats::IndexStats;
-use crate::load::{Interactions, SidIndex};
-use crate::reassign::paper_sidecars::{ZcrMode, read_zcr_mode};
+use crate::load::TokenizerFiles;
+use crate::reassign::paper_sidecars::ZcrMode;
 use crate::report;
 use crate::report::document::Document;
+use crate::usecase::Tokenizer;
+use crate::usecase::stats::IndexReport;
 use serde::Serialize;
 
 use super::Globals;
@@ -53,36 +54,32 @@ struct InteractionsJson<'a> {
 
 /// Runs `sidlens stats`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
-    let index = SidIndex::load_as(&args.index, args.codebook_size, globals.sid_format)?;
-    let collisions = Collisions::new(&index);
-    let stats = IndexStats::compute(&index, &collisions);
-    let zcr_mode = read_zcr_mode(&args.index);
-    let diagnostics = match &args.interactions {
-        Some(path) => Some(CollisionInteractions::compute(
-            &index,
-            &collisions,
-            &Interactions::load(path)?,
-        )),
-        None => None,
-    };
+    let tokenizer = Tokenizer::open(
+        TokenizerFiles::index_only("index", &args.index),
+        args.codebook_size,
+        globals.sid_format,
+    )?;
+    let IndexReport {
+        stats,
+        sid_format,
+        zcr_mode,
+        interactions,
+    } = IndexReport::of(&tokenizer, args.interactions.as_deref())?;
+    let diagnostics = interactions.as_ref().map(|(_, d)| d);
     if args.format.json {
         return print_json(&Output {
             stats: &stats,
-            sid_format: index.scheme().example(),
+            sid_format: sid_format.clone(),
             zcr_mode,
-            interactions: args
-                .interactions
-                .as_ref()
-                .zip(diagnostics.as_ref())
-                .map(|(p, d)| InteractionsJson {
-                    path: p.display().to_string(),
-                    diagnostics: d,
-                }),
+            interactions: interactions.as_ref().map(|(p, d)| InteractionsJson {
+                path: p.display().to_string(),
+                diagnostics: d,
+            }),
         });
     }
     if args.format.csv {
         let mut overview = report::stats::csv_overview(&stats);
-        overview.push(vec!["SID format".into(), index.scheme().example()]);
+        overview.push(vec!["SID format".into(), sid_format.clone()]);
         overview.push(vec![
             "zcr_mode (paper sidecar)".into(),
             zcr_mode.to_string(),
@@ -92,7 +89,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     let mut doc = Document::new();
     doc.prose(format!("{}\n", args.index.display()));
     let mut overview = report::stats::overview(&stats);
-    overview.push(vec!["SID format".into(), index.scheme().example()]);
+    overview.push(vec!["SID format".into(), sid_format.clone()]);
     overview.push(vec![
         "zcr_mode (paper sidecar)".into(),
         zcr_mode.to_string(),
@@ -103,7 +100,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     doc.prose(report::stats::dead_code_lines(&stats, 32));
     doc.prose("\n");
     doc.table(report::stats::histogram(&stats));
-    if let Some(d) = &diagnostics {
+    if let Some(d) = diagnostics {
         doc.prose("\n");
         doc.table(report::stats::interactions_overview(d));
         doc.prose("\n");

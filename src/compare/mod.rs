@@ -25,6 +25,8 @@ pub struct Entry {
     pub std: Option<MetricValues>,
     /// Beams files (seeds) evaluated.
     pub n_seeds: usize,
+    /// The longest beam list (0 without beams).
+    pub beam_width: usize,
 }
 
 impl Entry {
@@ -46,6 +48,7 @@ impl Entry {
             evaluated: evaluation.map(|e| (e.n_users() as u64, e.at(k))),
             std: None,
             n_seeds: usize::from(evaluation.is_some()),
+            beam_width: evaluation.map_or(0, |e| e.list_width),
         }
     }
 }
@@ -73,6 +76,8 @@ pub struct Row {
     pub rank_hit: Option<usize>,
     /// Rank by ItemHit@K.
     pub rank_item_hit: Option<usize>,
+    /// The longest beam list (0 without beams).
+    pub beam_width: usize,
 }
 
 /// Two tokenizers whose order by Hit@K is the reverse of their order by ItemHit@K.
@@ -111,6 +116,18 @@ pub struct Comparison {
     pub flips: Vec<Flip>,
     /// Every pair whose order flips between NDCG@K and ItemNDCG@K.
     pub ndcg_flips: Vec<NdcgFlip>,
+    /// What makes these ranks misleading (K beyond some tokenizer's beam width), worded
+    /// once for every surface.
+    pub warnings: Vec<String>,
+}
+
+impl Comparison {
+    /// Whether K exceeds some tokenizer's beam width, so its ranks are not comparable.
+    pub fn beyond_beam_width(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|r| r.beam_width > 0 && self.k > r.beam_width)
+    }
 }
 
 /// Ranks entries by Hit@K and by ItemHit@K and finds the flips (pure, so a front end that
@@ -125,6 +142,13 @@ pub fn rank(entries: Vec<Entry>, k: usize, compat: Compat) -> Comparison {
     let (hits, item_hits) = (values(|v| v.hit), values(|v| v.item_hit));
     let (ndcgs, item_ndcgs) = (values(|v| v.ndcg), values(|v| v.item_ndcg));
     let name = |i: usize| entries[i].name.clone();
+    let widths: Vec<(&str, usize)> = entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.beam_width))
+        .collect();
+    let warnings = crate::metrics::beyond_width_warning(k, &widths)
+        .into_iter()
+        .collect();
     let flips = reversed_pairs(&hits, &item_hits)
         .map(|(a, b)| Flip {
             higher_by_hit: name(a),
@@ -152,6 +176,7 @@ pub fn rank(entries: Vec<Entry>, k: usize, compat: Compat) -> Comparison {
             inflation_pct: e.evaluated.and_then(|(_, v)| v.hit_inflation_pct()),
             rank_hit: competition_rank(&hits, i),
             rank_item_hit: competition_rank(&item_hits, i),
+            beam_width: e.beam_width,
             name: e.name,
         })
         .collect();
@@ -161,6 +186,7 @@ pub fn rank(entries: Vec<Entry>, k: usize, compat: Compat) -> Comparison {
         rows,
         flips,
         ndcg_flips,
+        warnings,
     }
 }
 
@@ -209,6 +235,7 @@ mod tests {
             }),
             std: None,
             n_seeds: usize::from(hit_item.is_some()),
+            beam_width: if hit_item.is_some() { 20 } else { 0 },
         }
     }
 

@@ -68,6 +68,15 @@ impl SeededEvaluation {
         &self.evaluations[0]
     }
 
+    /// The longest beam list of any seed.
+    pub fn list_width(&self) -> usize {
+        self.evaluations
+            .iter()
+            .map(|e| e.list_width)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Mean over seeds of the mean metrics at `k`, and their sample standard deviation
     /// (ddof = 1; `None` with a single seed).
     pub fn at(&self, k: usize) -> (MetricValues, Option<MetricValues>) {

@@ -23,6 +23,8 @@ pub struct Dataset {
     pub embeddings: Vec<PathBuf>,
     /// The tokenizer variants, sorted by name.
     pub variants: Vec<TokenizerFiles>,
+    /// Files in the beams folder that no variant's name matched.
+    pub unmatched_beams: Vec<PathBuf>,
 }
 
 /// Where the paper's `model/test.py` writes its aggregates for a beams file it wrote:
@@ -174,12 +176,18 @@ impl Dataset {
             };
             let variant = file_name(&dir);
             let beams = find_beams(&variant, &dir, &indexes, beams_dir)?;
+            let beams_sought = if beams.is_empty() {
+                beams_sought(&variant, &dir, &indexes, beams_dir)
+            } else {
+                Vec::new()
+            };
             variants.push(TokenizerFiles {
                 codebooks: tensor_file(&dir, "codebooks"),
                 latents: tensor_file(&dir, "latents"),
                 name: variant,
                 index,
                 beams,
+                beams_sought,
             });
         }
         if variants.is_empty() {
@@ -197,6 +205,13 @@ impl Dataset {
                 p.is_file() && n.starts_with(&prefix) && is_tensor_name(&n)
             })
             .collect();
+        let unmatched_beams = match beams_dir {
+            Some(d) => list(d)?
+                .into_iter()
+                .filter(|p| p.is_file() && !variants.iter().any(|v| v.beams.contains(p)))
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Dataset {
             items: existing(root.join(format!("{name}.item.json"))),
             interactions: existing(root.join(format!("{name}.inter.json"))),
@@ -204,6 +219,7 @@ impl Dataset {
             name,
             embeddings,
             variants,
+            unmatched_beams,
         })
     }
 }
@@ -270,6 +286,14 @@ impl Dataset {
         }
         let items = find(format!("{ds}.item.json"));
         let interactions = find(format!("{ds}.inter.json"));
+        let beams_sought = if beams.is_empty() {
+            [&stem, &name]
+                .iter()
+                .map(|base| format!("{}/{base}[._]per_user.json[l]", dir.display()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Dataset {
             name: ds.clone(),
             root: shared,
@@ -284,7 +308,9 @@ impl Dataset {
                     .or_else(|| tensor_file(&dir, "codebooks")),
                 latents: tensor_file(&dir, &format!("{stem}.latents"))
                     .or_else(|| tensor_file(&dir, "latents")),
+                beams_sought,
             }],
+            unmatched_beams: Vec::new(),
         })
     }
 }
@@ -388,6 +414,48 @@ fn find_beams(
         .into_iter()
         .find(|p| !p.is_empty())
         .unwrap_or_default())
+}
+
+/// Where [`find_beams`] looked for `variant`'s beams, as patterns a user can match a file
+/// name against.
+fn beams_sought(
+    variant: &str,
+    dir: &Path,
+    indexes: &Path,
+    beams_dir: Option<&Path>,
+) -> Vec<String> {
+    let named = |place: &Path| {
+        [
+            format!("{}/{variant}.per_user.json[l]", place.display()),
+            format!("{}/{variant}_per_user.json[l]", place.display()),
+            format!("{}/{variant}.seed<N>.per_user.json[l]", place.display()),
+        ]
+    };
+    let mut sought = Vec::new();
+    if let Some(d) = beams_dir {
+        sought.extend(named(d));
+    }
+    sought.extend(named(indexes));
+    sought.push(format!("{}/*per_user.json[l]", dir.display()));
+    sought
+}
+
+impl Dataset {
+    /// What a reader of anything computed from this dataset must know: beams files in the
+    /// beams folder that matched no variant (a naming slip leaves a tokenizer without
+    /// metrics), worded once for every surface.
+    pub fn warnings(&self) -> Vec<String> {
+        if self.unmatched_beams.is_empty() {
+            return Vec::new();
+        }
+        let names: Vec<String> = self.unmatched_beams.iter().map(|p| file_name(p)).collect();
+        let variants: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
+        vec![format!(
+            "{} in the beams folder matched no tokenizer ({}): beams are named <VARIANT>.per_user.json[l], <VARIANT>_per_user.json[l] or <VARIANT>.seed<N>.per_user.json[l]",
+            names.join(", "),
+            variants.join(", ")
+        )]
+    }
 }
 
 /// The entries of a directory, sorted by name.

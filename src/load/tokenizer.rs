@@ -18,6 +18,9 @@ pub struct TokenizerFiles {
     pub codebooks: Option<PathBuf>,
     /// Item latents the tokenizer encoded, for ZCR costs.
     pub latents: Option<PathBuf>,
+    /// Where beams were looked for when none were found (patterns, most specific first);
+    /// empty when the beams were given, or none were sought.
+    pub beams_sought: Vec<String>,
 }
 
 impl TokenizerFiles {
@@ -29,7 +32,14 @@ impl TokenizerFiles {
             beams: Vec::new(),
             codebooks: None,
             latents: None,
+            beams_sought: Vec::new(),
         }
+    }
+
+    /// Why this tokenizer has no metrics: where its beams were looked for, or how to give
+    /// them. The one wording every surface shows.
+    pub fn no_beams_warning(&self) -> String {
+        no_beams_warning(&self.name, &self.beams_sought)
     }
 
     /// The beams file to evaluate: the first one.
@@ -51,6 +61,18 @@ impl TokenizerFiles {
             beams,
             ..TokenizerFiles::index_only(name, index)
         })
+    }
+}
+
+/// Why tokenizer `name` has no metrics: where its beams were `sought`, or how to give them.
+pub fn no_beams_warning(name: &str, sought: &[String]) -> String {
+    if sought.is_empty() {
+        format!("{name}: no beams given, so it has no metrics (give them as NAME=INDEX,BEAMS)")
+    } else {
+        format!(
+            "{name}: no beams found, so it has no metrics; looked for {}",
+            sought.join(", ")
+        )
     }
 }
 

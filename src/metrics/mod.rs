@@ -20,7 +20,7 @@ pub use decode::{
 pub use evaluator::{Anomalies, Evaluator, Scored};
 pub use kind::Metric;
 pub use outcome::{ItemBlock, MetricValues, PrefixRanks, UserOutcome, inflation_pct};
-pub use warnings::{eval_warnings, fit_warnings, k_warnings};
+pub use warnings::{beyond_width_warning, eval_warnings, fit_warnings, k_warnings};
 
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
-//! Numbers that can mislead, said in words: a K beyond the beam width (Hit@50 on 20-wide beams
-//! is Hit@20), and beams that mostly do not fit the index (another tokenizer's beams).
+//! Numbers that can mislead, said in words once for every surface: a K beyond the beam width
+//! (where SID-level and item-level metrics stop measuring the same list), and beams that
+//! mostly do not fit the index (another tokenizer's beams).
 
 use super::{Anomalies, EvalSummary};
 
@@ -13,6 +14,12 @@ pub fn eval_warnings(summary: &EvalSummary) -> Vec<String> {
     warnings.extend(fit_warnings(&summary.anomalies, summary.n_users));
     warnings
 }
+
+/// What a K beyond the beam width does to the metrics. SID-level metrics stop at the beam
+/// width, while item-level ones go on counting the items of the beams' groups up to position
+/// K (as the reference `cce.py` does: it truncates the expanded list at K); so the gap that
+/// measures collision inflation closes as K grows, and tokenizers with more collisions gain.
+const BEYOND_WIDTH: &str = "Hit@K and NDCG@K stop at the beam width while ItemHit@K and ItemNDCG@K go on counting the items of the beams' groups up to position K (as the reference cce.py does), so the gap between them no longer measures collision inflation and tokenizers with more collisions gain";
 
 /// One warning for the K values beyond `width` (the longest list), when it is known.
 pub fn k_warnings(ks: &[usize], width: usize) -> Vec<String> {
@@ -30,9 +37,26 @@ pub fn k_warnings(ks: &[usize], width: usize) -> Vec<String> {
         "exceed"
     };
     vec![format!(
-        "K = {} {verb} the beam width {width}: Hit@K and the other metrics there equal their value at K = {width}",
+        "K = {} {verb} the beam width {width}: {BEYOND_WIDTH}; read the metrics at K ≤ {width}",
         beyond.join(", "),
     )]
+}
+
+/// The warning of a comparison at `k` when some tokenizers' beams (`(name, width)`) are
+/// narrower than `k`: its ranks are then not comparable, and every surface says so.
+pub fn beyond_width_warning(k: usize, widths: &[(&str, usize)]) -> Option<String> {
+    let narrower: Vec<String> = widths
+        .iter()
+        .filter(|&&(_, w)| w > 0 && k > w)
+        .map(|(name, w)| format!("{name} ({w})"))
+        .collect();
+    let smallest = widths.iter().map(|&(_, w)| w).filter(|&w| w > 0).min()?;
+    (!narrower.is_empty()).then(|| {
+        format!(
+            "K = {k} exceeds the beam width of {}: {BEYOND_WIDTH}; the ranks at K = {k} are not comparable, compare at K ≤ {smallest}",
+            narrower.join(", ")
+        )
+    })
 }
 
 /// Warnings when most beam entries or targets are unknown to the index.
@@ -71,11 +95,24 @@ mod tests {
         let w = k_warnings(&[10, 50], 20);
         assert_eq!(w.len(), 1);
         assert!(
-            w[0].starts_with("K = 50 exceeds the beam width 20"),
+            w[0].starts_with("K = 50 exceeds the beam width 20: Hit@K and NDCG@K stop"),
             "{}",
             w[0]
         );
+        assert!(w[0].ends_with("read the metrics at K ≤ 20"), "{}", w[0]);
         assert!(k_warnings(&[30, 50], 20)[0].starts_with("K = 30, 50 exceed the"));
+    }
+
+    #[test]
+    fn a_comparison_beyond_some_widths_names_them() {
+        assert_eq!(beyond_width_warning(20, &[("a", 20), ("b", 50)]), None);
+        assert_eq!(beyond_width_warning(50, &[("a", 0)]), None);
+        let w = beyond_width_warning(30, &[("a", 20), ("b", 50), ("c", 10)]).unwrap();
+        assert!(
+            w.starts_with("K = 30 exceeds the beam width of a (20), c (10): Hit@K"),
+            "{w}"
+        );
+        assert!(w.ends_with("compare at K ≤ 10"), "{w}");
     }
 
     #[test]

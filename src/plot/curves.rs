@@ -1,7 +1,7 @@
 //! Hit@K (solid) and ItemHit@K (dashed) against K = 1 … beam width, one colour and marker per
 //! tokenizer: the gap between a tokenizer's two curves is what its collisions over-credit.
 
-use crate::usecase::tokenizers::Loaded;
+use crate::usecase::Tokenizer;
 use plotters::prelude::*;
 
 use super::axes::{AxesSpec, draw_axes, draw_caption, fixed};
@@ -46,11 +46,11 @@ pub struct CurvesFigure {
 
 impl CurvesFigure {
     /// Hit@K and ItemHit@K for K = 1 … beam width of every tokenizer with beams.
-    pub fn of(loaded: &[Loaded]) -> Self {
+    pub fn of(loaded: &[Tokenizer]) -> Self {
         CurvesFigure {
             curves: loaded
                 .iter()
-                .filter_map(|l| Some(Curve::of(&l.run.name, l.evaluation()?)))
+                .filter_map(|l| Some(Curve::of(&l.files.name, l.evaluation()?)))
                 .collect(),
         }
     }
@@ -131,13 +131,14 @@ mod tests {
     use crate::load::dataset::Dataset;
     use crate::metrics::Compat;
     use crate::progress::NoProgress;
-    use crate::usecase::tokenizers::{comparison, load_runs};
+    use crate::usecase::Tokenizer;
+    use crate::usecase::tokenizer::comparison;
 
     #[test]
     fn curves_at_k_equal_the_comparison_at_k() {
         let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo_data");
         let runs = Dataset::discover(&demo, None).unwrap().tokenizers();
-        let loaded = load_runs(&runs, Compat::Faithful, None, &NoProgress).unwrap();
+        let loaded = Tokenizer::open_all(&runs, Compat::Faithful, None, &NoProgress).unwrap();
         let curves = CurvesFigure::of(&loaded);
         assert_eq!(curves.curves.len(), 3);
         let c10 = comparison(&loaded, 10, Compat::Faithful);

@@ -57,19 +57,30 @@ pub fn table(c: &Comparison) -> Table {
     t
 }
 
-/// One sentence per rank flip, e.g. `a ranks above b by Hit@10 but below it by ItemHit@10`.
+/// One sentence per rank flip, e.g. `a ranks above b by Hit@10 but below it by ItemHit@10`,
+/// marked when K is beyond a beam width.
 pub fn flip_lines(c: &Comparison) -> Vec<String> {
     c.flips
         .iter()
         .map(|f| {
             format!(
-                "{} ranks above {} by Hit@{k} but below it by ItemHit@{k}",
+                "{} ranks above {} by Hit@{k} but below it by ItemHit@{k}{}",
                 f.higher_by_hit,
                 f.higher_by_item_hit,
+                beyond_mark(c),
                 k = c.k
             )
         })
         .collect()
+}
+
+/// What follows a flip at a K beyond some tokenizer's beam width.
+fn beyond_mark(c: &Comparison) -> &'static str {
+    if c.beyond_beam_width() {
+        " (K beyond a beam width: not comparable)"
+    } else {
+        ""
+    }
 }
 
 /// The `sidlens compare --json` document.
@@ -407,9 +418,10 @@ pub fn report_flip_lines(r: &CompareReport) -> Vec<String> {
     };
     for c in &r.comparisons {
         let k = c.k;
+        let beyond = beyond_mark(c);
         for f in &c.flips {
             lines.push(format!(
-                "{} ranks above {} by Hit@{k} but below it by ItemHit@{k}{}",
+                "{} ranks above {} by Hit@{k} but below it by ItemHit@{k}{beyond}{}",
                 f.higher_by_hit,
                 f.higher_by_item_hit,
                 verdict(
@@ -421,7 +433,7 @@ pub fn report_flip_lines(r: &CompareReport) -> Vec<String> {
         }
         for f in &c.ndcg_flips {
             lines.push(format!(
-                "{} ranks above {} by NDCG@{k} but below it by ItemNDCG@{k}{}",
+                "{} ranks above {} by NDCG@{k} but below it by ItemNDCG@{k}{beyond}{}",
                 f.higher_by_ndcg,
                 f.higher_by_item_ndcg,
                 verdict(
@@ -484,6 +496,10 @@ pub struct CompareReportJson<'a> {
     pub p_adjusted_from: &'static str,
     /// Every pair on Hit, NDCG, ItemHit and ItemNDCG at every K.
     pub tests: &'a [PairTest],
+    /// The cut-offs beyond some tokenizer's beam width, where ranks are not comparable.
+    pub k_beyond_beam_width: Vec<usize>,
+    /// What a reader must know beside the numbers, as every surface words it.
+    pub warnings: &'a [String],
 }
 
 /// One tokenizer in `compare --json`.
@@ -499,6 +515,8 @@ pub struct ReportRowJson<'a> {
     pub n_users: Option<u64>,
     /// Beams files (seeds) evaluated.
     pub n_seeds: usize,
+    /// The longest beam list, or null without beams.
+    pub beam_width: Option<usize>,
     /// Means over seeds, `"Hit@K"` … `"ItemMRR@K"` for every K, or null without beams.
     pub metrics: Option<MetricMap>,
     /// Sample standard deviations over seeds (ddof = 1), or null with fewer than two seeds.
@@ -563,6 +581,7 @@ impl<'a> CompareReportJson<'a> {
                 g_max: row.g_max,
                 n_users: row.n_users,
                 n_seeds: row.n_seeds,
+                beam_width: (row.beam_width > 0).then_some(row.beam_width),
                 metrics: map(i, &|row| row.values),
                 metrics_std: map(i, &|row| row.std),
                 inflation_pct: MetricMap(
@@ -621,6 +640,13 @@ impl<'a> CompareReportJson<'a> {
                         .map(|flip| NdcgFlipJson { k: c.k, flip })
                 })
                 .collect(),
+            k_beyond_beam_width: r
+                .comparisons
+                .iter()
+                .filter(|c| c.beyond_beam_width())
+                .map(|c| c.k)
+                .collect(),
+            warnings: &r.warnings,
             correction: r.settings.map(|s| s.correction),
             alpha: r.settings.map(|s| s.alpha),
             p_adjusted_from: "p_t",

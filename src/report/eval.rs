@@ -1,8 +1,6 @@
 //! The `eval` report: one row per K (Hit, ItemHit, inflation, NDCG, ItemNDCG, MRR, ItemMRR,
 //! prefix hits per SID depth), the groups that collisions over-credit most, the `eval --json`
-//! document and per-user JSON Lines.
-
-use std::io::{self, Write};
+//! document.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -10,8 +8,7 @@ use super::{Align, Table, metric, raw, signed_percent};
 use crate::collision::Collisions;
 use crate::load::SidIndex;
 use crate::metrics::{
-    Anomalies, Compat, DecodedSummary, Decoder, EvalSummary, GroupCredit, MetricValues,
-    UserOutcome, recovered_pct,
+    Anomalies, Compat, DecodedSummary, EvalSummary, GroupCredit, MetricValues, recovered_pct,
 };
 use crate::sid;
 
@@ -472,49 +469,4 @@ impl EvalJson {
             groups,
         }
     }
-}
-
-/// Writes one user's line of `eval --per-user` JSON Lines: the user's number, target item,
-/// rank (1-based) and block (P, G), then Hit, NDCG, MRR, ItemHit, ItemNDCG, ItemMRR at every K
-/// and, with a decoder, DecodedHit, DecodedNDCG, DecodedMRR at every K.
-pub fn write_user_line(
-    out: &mut dyn Write,
-    user: usize,
-    o: &UserOutcome,
-    index: &SidIndex,
-    ks: &[usize],
-    decoder: Option<&Decoder>,
-) -> io::Result<()> {
-    write!(out, "{{\"user\": {user}, \"target_item\": ")?;
-    match o.target_item {
-        Some(p) => serde_json::to_writer(&mut *out, index.id(p as usize))?,
-        None => out.write_all(b"null")?,
-    }
-    let opt = |v: Option<u32>| v.map_or("null".to_string(), |v| v.to_string());
-    write!(
-        out,
-        ", \"rank\": {}, \"items_before\": {}, \"group_size\": {}",
-        opt(o.sid_rank.map(|r| r + 1)),
-        opt(o.item_block.map(|b| b.before)),
-        opt(o.item_block.map(|b| b.size)),
-    )?;
-    let values: Vec<_> = ks.iter().map(|&k| o.values(k)).collect();
-    for metric in 0..MetricValues::default().named().len() {
-        for (k, v) in ks.iter().zip(&values) {
-            let (name, value) = v.named()[metric];
-            write!(out, ", \"{name}@{k}\": ")?;
-            serde_json::to_writer(&mut *out, &value)?;
-        }
-    }
-    if let Some(d) = decoder {
-        let values: Vec<_> = ks.iter().map(|&k| d.values(o, k)).collect();
-        for slot in 0..3 {
-            for (k, v) in ks.iter().zip(&values) {
-                let (name, value) = v.named()[slot];
-                write!(out, ", \"{name}@{k}\": ")?;
-                serde_json::to_writer(&mut *out, &value)?;
-            }
-        }
-    }
-    out.write_all(b"}\n")
 }

@@ -11,7 +11,6 @@ pub mod format;
 pub mod groups;
 pub mod item;
 pub mod page;
-pub mod per_user;
 pub mod projection;
 pub mod reassign;
 pub mod spread;

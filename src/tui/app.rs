@@ -1032,6 +1032,7 @@ impl App {
                 index: &data.index,
                 collisions: &data.collisions,
                 seeds: m.map(|m| &m.seeds),
+                beams_sought: &[],
             })
             .collect();
         let with_beams = evaluated.iter().filter(|e| e.seeds.is_some()).count();

@@ -329,6 +329,7 @@ fn test(
             index: &data.index,
             collisions: &data.collisions,
             seeds: m.as_ref().map(|m| &m.seeds),
+            beams_sought: &[],
         })
         .collect();
     usecase::compare_evaluated(

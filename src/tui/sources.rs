@@ -61,6 +61,7 @@ mod tests {
             beams: vec![PathBuf::from(format!("{name}.per_user.json"))],
             codebooks: codebooks.then(|| PathBuf::from(format!("{name}/codebooks.npy"))),
             latents: None,
+            beams_sought: Vec::new(),
         };
         let dataset = Dataset {
             name: "D".into(),
@@ -69,6 +70,7 @@ mod tests {
             interactions: Some("D.inter.json".into()),
             embeddings: vec![PathBuf::from("D.emb-a.npy"), PathBuf::from("D.emb-b.npy")],
             variants: vec![variant("rk", true), variant("rq", false)],
+            unmatched_beams: Vec::new(),
         };
         let s = Sources::from_dataset(&dataset);
         assert_eq!(s.embeddings, Some(PathBuf::from("D.emb-a.npy")));

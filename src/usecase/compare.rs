@@ -10,9 +10,11 @@ use crate::collision::popularity::Popularity;
 use crate::compare::pairwise::{PairTest, TestSettings, find, test_pairs};
 use crate::compare::seeds::{SeededEvaluation, check_paired};
 use crate::error::Result;
+use crate::load::tokenizer::no_beams_warning;
 use crate::load::{Interactions, SidIndex, TokenizerFiles};
 use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
 use crate::progress::{Progress, check_cancelled};
+use crate::usecase::Tokenizer;
 
 /// A comparison at several K with its paired tests.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +31,19 @@ pub struct CompareReport {
     /// Per comparison (K), per tokenizer: the decoded credit averaged over seeds (`None`
     /// without beams or with `cce`).
     pub decoded: Vec<Vec<Option<DecodedValues>>>,
+    /// What a reader must know beside the numbers (tokenizers without beams and where their
+    /// beams were looked for, K beyond a beam width, beams files that matched nothing),
+    /// worded once here for every surface.
+    pub warnings: Vec<String>,
+}
+
+impl CompareReport {
+    /// Whether no tokenizer had beams, so there is nothing to rank (front ends fail then).
+    pub fn nothing_evaluated(&self) -> bool {
+        self.comparisons
+            .iter()
+            .all(|c| c.rows.iter().all(|r| r.values.is_none()))
+    }
 }
 
 /// Loads and evaluates every tokenizer (all its beams files, one per seed) and ranks them at
@@ -64,24 +79,8 @@ pub fn compare_tokenizers_decoded(
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
     check_decoding(decoding)?;
-    let mut loaded = Vec::with_capacity(tokenizers.len());
-    for run in tokenizers {
-        check_cancelled(progress)?;
-        let index = SidIndex::load(&run.index, codebook_size)?;
-        let collisions = Collisions::new(&index);
-        let seeds = evaluate_seeds(&run.beams, &index, &collisions, compat, progress)?;
-        loaded.push((index, collisions, seeds));
-    }
-    let evaluated: Vec<EvaluatedTokenizer> = tokenizers
-        .iter()
-        .zip(&loaded)
-        .map(|(run, (index, collisions, seeds))| EvaluatedTokenizer {
-            name: &run.name,
-            index,
-            collisions,
-            seeds: seeds.as_ref(),
-        })
-        .collect();
+    let opened = Tokenizer::open_all(tokenizers, compat, codebook_size, progress)?;
+    let evaluated: Vec<EvaluatedTokenizer> = opened.iter().map(Tokenizer::as_evaluated).collect();
     compare_evaluated(&evaluated, ks, compat, settings, decoding, progress)
 }
 
@@ -126,6 +125,9 @@ pub struct EvaluatedTokenizer<'a> {
     pub collisions: &'a Collisions,
     /// Its seeds' evaluations (`None`: no beams).
     pub seeds: Option<&'a SeededEvaluation>,
+    /// Where its beams were looked for when it has none
+    /// ([`TokenizerFiles::beams_sought`]).
+    pub beams_sought: &'a [String],
 }
 
 /// [`compare_tokenizers_decoded`] on tokenizers already evaluated: ranks them at each K and,
@@ -181,6 +183,7 @@ pub fn compare_evaluated(
                         entry.evaluated = Some((s.n_users() as u64, mean));
                         entry.std = std;
                         entry.n_seeds = s.n_seeds();
+                        entry.beam_width = s.list_width();
                     }
                     entry
                 })
@@ -192,12 +195,23 @@ pub fn compare_evaluated(
         .iter()
         .filter_map(|(run, _, seeds, targets)| seeds.map(|s| (run.name, s, targets)))
         .collect();
+    let mut warnings: Vec<String> = tokenizers
+        .iter()
+        .filter(|t| t.seeds.is_none())
+        .map(|t| no_beams_warning(t.name, t.beams_sought))
+        .collect();
+    for w in comparisons.iter().flat_map(|c| &c.warnings) {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
     let mut report = CompareReport {
         comparisons,
         tests: Vec::new(),
         settings,
         decode,
         decoded,
+        warnings,
     };
     let Some(settings) = settings.filter(|_| evaluated.len() >= 2) else {
         return Ok(report);

@@ -4,19 +4,22 @@
 
 mod collaborative;
 mod compare;
-mod evaluate;
+pub mod evaluate;
 mod item;
 pub mod item_view;
+pub mod per_user;
 mod price;
 mod project;
-pub mod tokenizers;
+pub mod stats;
+pub mod tokenizer;
 
 pub use collaborative::collaborative_space;
 pub use compare::{
     CompareReport, EvaluatedTokenizer, compare_evaluated, compare_tokenizers,
     compare_tokenizers_decoded, evaluate_seeds,
 };
-pub use evaluate::evaluate_beams;
+pub use evaluate::{EvalRequest, EvalResult, evaluate};
 pub use item::follow_item;
 pub use price::{Vectors, cost_model, cost_model_of, plan_reassignment, read_vectors};
 pub use project::{project_candidates, project_items};
+pub use tokenizer::Tokenizer;

@@ -15,6 +15,7 @@ mod item;
 mod malformed_inputs;
 mod malformed_tables;
 mod mapped_inputs;
+mod never_mislead;
 mod pipe;
 mod plot;
 mod report;

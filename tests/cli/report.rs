@@ -98,8 +98,9 @@ fn report_is_self_contained_escaped_and_well_formed() {
         format!(": {}", HOSTILE.replace('\u{1}', "\u{FFFD}"))
     );
     for needle in [
-        "K = 5",
-        "K = 10",
+        "ItemHit@5",
+        "ItemHit@10",
+        "differs from the best value of its column",
         "12.3916",
         "13.5914",
         "8.83%",

@@ -185,6 +185,7 @@ pub fn write_files(dir: &Path) -> Sources {
                 beams: vec![alpha_beams],
                 latents: Some(latents_path.clone()),
                 codebooks: Some(codebooks_path),
+                beams_sought: Vec::new(),
             },
             TokenizerFiles {
                 name: "beta".into(),
@@ -192,6 +193,7 @@ pub fn write_files(dir: &Path) -> Sources {
                 beams: vec![beta_beams],
                 latents: Some(latents_path.clone()),
                 codebooks: None,
+                beams_sought: Vec::new(),
             },
         ],
         items: Some(items),

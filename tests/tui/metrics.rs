@@ -42,6 +42,7 @@ fn seeded_runs(out: &Path) -> Vec<TokenizerFiles> {
                 .collect(),
             latents: None,
             codebooks: None,
+            beams_sought: Vec::new(),
         })
         .collect()
 }

@@ -5,13 +5,13 @@
 
 pub mod provenance;
 
-use crate::compare::Comparison;
 use crate::metrics::Compat;
 use crate::plot::zcr::ZcrFigure;
-use crate::report::compare::{flip_lines, table as compare_table};
+use crate::report::compare::{mark_legend, report_flip_lines, report_table};
 use crate::report::format::html::{escape, render as html_table};
 use crate::report::groups::GroupRow;
 use crate::report::{Align, Table};
+use crate::usecase::CompareReport;
 
 pub use provenance::{InputFile, Provenance};
 
@@ -46,8 +46,9 @@ pub struct ReportContent {
     pub title: String,
     /// Metric semantics used.
     pub compat: Compat,
-    /// Comparisons, one per K (the report shows K = 5 and 10).
-    pub comparisons: Vec<Comparison>,
+    /// The comparison at every K the report shows, with its paired tests and warnings (what
+    /// `sidlens compare` prints for the same tokenizers).
+    pub compare: CompareReport,
     /// Figures in order.
     pub figures: Vec<Figure>,
     /// ZCR against greedy, per tokenizer that has latents.
@@ -66,7 +67,7 @@ table{border-collapse:collapse;margin:.6em 0 1em;font-size:.92em}th,td{border:1p
 th{background:#eee}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 figure{margin:1em 0 2em}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:.92em;color:#333}
 code,.mono{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.9em;word-break:break-all}
-.note{color:#444;font-size:.92em}details{margin:.4em 0}summary{cursor:pointer;font-weight:bold}
+.note{color:#444;font-size:.92em}.warning{color:#8a4b00;font-weight:bold}details{margin:.4em 0}summary{cursor:pointer;font-weight:bold}
 @media print{details{display:block}figure{break-inside:avoid}}";
 
 /// The whole HTML document.
@@ -95,24 +96,28 @@ pub fn render(c: &ReportContent) -> String {
 }
 
 fn compare_section(h: &mut String, c: &ReportContent) {
+    let r = &c.compare;
     h.push_str("<section id=\"compare\">\n<h2>Tokenizers compared</h2>\n");
-    h.push_str("<p class=\"note\">Collision rate: items in groups of two or more over all items. Inflation: (Hit@K − ItemHit@K) / ItemHit@K. Ranks: 1 = best, ties share a rank. Significance of rank flips and seed spread are not computed by this version.</p>\n");
-    for cmp in &c.comparisons {
-        h.push_str(&format!("<h3>K = {}</h3>\n", cmp.k));
-        h.push_str(&html_table(&compare_table(cmp)));
-        let flips = flip_lines(cmp);
-        if flips.is_empty() {
-            h.push_str(&format!(
-                "<p>No rank flips between Hit@{k} and ItemHit@{k}.</p>\n",
-                k = cmp.k
-            ));
-        } else {
-            h.push_str(&format!("<p>{} rank flip(s):</p>\n<ul>\n", flips.len()));
-            for f in flips {
-                h.push_str(&format!("<li>{}</li>\n", escape(&f)));
-            }
-            h.push_str("</ul>\n");
+    h.push_str("<p class=\"note\">Collision rate: items in groups of two or more over all items. Inflation: (Hit@K − ItemHit@K) / ItemHit@K. Ranks: 1 = best, ties share a rank.</p>\n");
+    for w in &r.warnings {
+        h.push_str(&format!(
+            "<p class=\"warning\">warning: {}</p>\n",
+            escape(w)
+        ));
+    }
+    h.push_str(&html_table(&report_table(r, false)));
+    if let Some(legend) = mark_legend(r) {
+        h.push_str(&format!("<p class=\"note\">{}</p>\n", escape(&legend)));
+    }
+    let flips = report_flip_lines(r);
+    if flips.is_empty() {
+        h.push_str("<p>No rank flips between SID-level and item-level metrics.</p>\n");
+    } else {
+        h.push_str(&format!("<p>{} rank flip(s):</p>\n<ul>\n", flips.len()));
+        for f in flips {
+            h.push_str(&format!("<li>{}</li>\n", escape(&f)));
         }
+        h.push_str("</ul>\n");
     }
     h.push_str("</section>\n");
 }

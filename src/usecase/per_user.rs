@@ -99,7 +99,7 @@ impl<'w> PerUserSink<'w> {
     ) -> io::Result<()> {
         let t = match self {
             PerUserSink::Lines(w) => {
-                return super::eval::write_user_line(&mut **w, user, o, index, ks, decoder);
+                return write_user_line(&mut **w, user, o, index, ks, decoder);
             }
             PerUserSink::Table(t) => t,
         };
@@ -170,4 +170,49 @@ impl TableRows<'_> {
         self.rows = 0;
         self.writer.write(&batch)
     }
+}
+
+/// Writes one user's line of `eval --per-user` JSON Lines: the user's number, target item,
+/// rank (1-based) and block (P, G), then Hit, NDCG, MRR, ItemHit, ItemNDCG, ItemMRR at every K
+/// and, with a decoder, DecodedHit, DecodedNDCG, DecodedMRR at every K.
+pub fn write_user_line(
+    out: &mut dyn Write,
+    user: usize,
+    o: &UserOutcome,
+    index: &SidIndex,
+    ks: &[usize],
+    decoder: Option<&Decoder>,
+) -> io::Result<()> {
+    write!(out, "{{\"user\": {user}, \"target_item\": ")?;
+    match o.target_item {
+        Some(p) => serde_json::to_writer(&mut *out, index.id(p as usize))?,
+        None => out.write_all(b"null")?,
+    }
+    let opt = |v: Option<u32>| v.map_or("null".to_string(), |v| v.to_string());
+    write!(
+        out,
+        ", \"rank\": {}, \"items_before\": {}, \"group_size\": {}",
+        opt(o.sid_rank.map(|r| r + 1)),
+        opt(o.item_block.map(|b| b.before)),
+        opt(o.item_block.map(|b| b.size)),
+    )?;
+    let values: Vec<_> = ks.iter().map(|&k| o.values(k)).collect();
+    for metric in 0..MetricValues::default().named().len() {
+        for (k, v) in ks.iter().zip(&values) {
+            let (name, value) = v.named()[metric];
+            write!(out, ", \"{name}@{k}\": ")?;
+            serde_json::to_writer(&mut *out, &value)?;
+        }
+    }
+    if let Some(d) = decoder {
+        let values: Vec<_> = ks.iter().map(|&k| d.values(o, k)).collect();
+        for slot in 0..3 {
+            for (k, v) in ks.iter().zip(&values) {
+                let (name, value) = v.named()[slot];
+                write!(out, ", \"{name}@{k}\": ")?;
+                serde_json::to_writer(&mut *out, &value)?;
+            }
+        }
+    }
+    out.write_all(b"}\n")
 }
