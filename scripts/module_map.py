@@ -3,7 +3,11 @@
 them (which run up the layers, which run in a circle), files over 48 KB, files with `unsafe`,
 and the integration-test binaries. `docs/ARCHITECTURE.md` quotes its output.
 
-Usage: python3 scripts/module_map.py [--layers] [--files]
+Usage: python3 scripts/module_map.py [--check]
+
+With --check it exits 1 when the layout breaks a rule the project keeps: at most 18 top-level
+modules, no import up a layer or in a circle, no source file over 48 KB, `unsafe` in at most
+four files, at most four integration-test binaries (`.ci/run` runs it so).
 """
 import os
 import re
@@ -174,6 +178,24 @@ def main():
     else:
         bins = [n[:-3] for n in os.listdir(tests) if n.endswith(".rs")]
     print(f"integration-test binaries: {len(bins)}: {' '.join(sorted(bins))}")
+
+    if "--check" in sys.argv:
+        broken = [
+            rule
+            for rule, ok in [
+                ("at most 18 top-level modules", len(top) <= 18),
+                ("every module in a layer", not unknown),
+                ("no import up a layer", not up),
+                ("no import circle", not sccs),
+                ("no source file over 48 KB", not big),
+                ("unsafe in at most four files", len(unsafe_files) <= 4),
+                ("at most four integration-test binaries", len(bins) <= 4),
+            ]
+            if not ok
+        ]
+        for rule in broken:
+            print(f"module map: broken rule: {rule}", file=sys.stderr)
+        sys.exit(1 if broken else 0)
 
 
 if __name__ == "__main__":

@@ -105,15 +105,16 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     )?;
     drop(bar);
     report.warnings.extend(dataset_warnings);
-    for w in &report.warnings {
-        super::print::message(&format!("warning: {w}"));
-    }
     if report.nothing_evaluated() {
+        for w in &report.warnings {
+            super::print::message(&format!("warning: {w}"));
+        }
         anyhow::bail!(
             "nothing to compare: none of the {} tokenizers has beams (see the warnings above)",
             runs.len()
         );
     }
+    args.format.warn(&report.warnings);
     if args.format.json {
         return print_json(&CompareReportJson::new(&report));
     }

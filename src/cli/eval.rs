@@ -160,9 +160,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             eprintln!("{note}");
         }
     }
-    for w in warnings {
-        super::print::message(&format!("warning: {w}"));
-    }
+    args.format.warn(warnings);
     if let Some(p) = paper {
         for line in p.disagreement_lines(summary.compat) {
             eprintln!("sidlens: warning: {line}");

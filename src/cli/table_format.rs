@@ -40,6 +40,18 @@ impl TableFormat {
         }
     }
 
+    /// Says `warnings` on stderr when the chosen format does not carry them itself: text and
+    /// Markdown documents print them under their tables (said once, where the numbers are);
+    /// JSON has a `warnings` list but is read by programs, so a person watching still sees
+    /// them; CSV and LaTeX have no place for them.
+    pub fn warn(&self, warnings: &[String]) {
+        if self.json || self.csv || self.latex {
+            for w in warnings {
+                super::print::message(&format!("warning: {w}"));
+            }
+        }
+    }
+
     /// Prints `doc` in the chosen text style (text when JSON or CSV was asked for instead,
     /// which callers print before reaching here).
     pub fn print(&self, doc: &Document) -> anyhow::Result<()> {

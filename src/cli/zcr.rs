@@ -147,11 +147,6 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
     };
     let planned = reassign::plan_with(&index, &collisions, cost.as_ref(), rule, &bar)?;
     let mut plan = ManuallyDrop::new(planned);
-    let latent_agreement = cost.as_ref().map(|c| c.last_code_agreement(&index));
-    let warnings: Vec<String> = latent_agreement
-        .and_then(reassign::foreign_latents_warning)
-        .into_iter()
-        .collect();
     let mode = Mode::from(args.mode);
     let policy = OverCapacity::from(args.over_capacity);
     let resolution = match (policy, &*cost) {
@@ -162,9 +157,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         )?),
     };
     drop(bar);
-    for w in &warnings {
-        super::print::message(&format!("warning: {w}"));
-    }
+    args.format.warn(&plan.warnings);
     plan.summary.over_capacity = resolution.as_ref().map(|r| r.totals.clone());
     let written = match &args.out {
         Some(out) => Some(write_outputs(
@@ -186,8 +179,8 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             skipped_groups: skipped,
             groups,
             written,
-            latent_agreement,
-            warnings,
+            latent_agreement: plan.latent_agreement,
+            warnings: plan.warnings.clone(),
         });
     }
     if args.format.csv {
@@ -222,7 +215,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
             doc.table(rows::groups_table(groups));
         }
         let mut notes = String::new();
-        for w in &warnings {
+        for w in &plan.warnings {
             notes.push_str(&format!("warning: {w}\n"));
         }
         doc.prose(notes);

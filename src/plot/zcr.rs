@@ -37,6 +37,10 @@ pub struct ZcrFigure {
     pub n_skipped: usize,
     /// Whether the codebooks were estimated from the latents.
     pub codebook_estimated: bool,
+    /// The share of last codes the latents reproduce ([`Plan::latent_agreement`]).
+    pub latent_agreement: Option<f64>,
+    /// What the costs need said beside them ([`Plan::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 /// Groups whose two costs differ by less than this count as on the diagonal.
@@ -72,6 +76,8 @@ impl ZcrFigure {
             n_reassigned: s.optimal.n_reassigned,
             n_skipped: s.skipped_over_capacity + s.skipped_too_few_codes,
             codebook_estimated: s.codebook_estimated,
+            latent_agreement: plan.latent_agreement,
+            warnings: plan.warnings.clone(),
         })
     }
 

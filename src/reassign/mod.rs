@@ -52,6 +52,12 @@ pub struct Plan {
     pub mql4grec: Option<Remedy>,
     /// Totals; its fields are the `sidlens zcr --json` contract.
     pub summary: Summary,
+    /// The share of the index's last codes that the latents' own nearest codewords
+    /// reproduce (`None` without latents): below [`NATIVE_AGREEMENT`] the costs are priced in
+    /// another space than the tokenizer's.
+    pub latent_agreement: Option<f64>,
+    /// What the costs need said beside them, worded once for every surface.
+    pub warnings: Vec<String>,
 }
 
 /// A remedy that rewrites whole SIDs (not only last codes within a prefix group): every
@@ -332,11 +338,18 @@ pub fn plan_with(
         }
     }
     let summary = summarise(index, &groups, &skipped, mql4grec.as_ref(), capacity, cost);
+    let latent_agreement = cost.map(|c| c.last_code_agreement(index));
+    let warnings = latent_agreement
+        .and_then(foreign_latents_warning)
+        .into_iter()
+        .collect();
     Ok(Plan {
         groups,
         skipped,
         mql4grec,
         summary,
+        latent_agreement,
+        warnings,
     })
 }
 

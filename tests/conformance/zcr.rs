@@ -224,3 +224,57 @@ fn estimated_codebooks_give_close_results() {
         );
     }
 }
+
+/// The paper's RK-Means index priced with MiniLM latents it was not trained on: the latents
+/// reproduce about half of its last codes, and every surface that shows ΔD says so once.
+#[test]
+fn latent_agreement_is_said_wherever_delta_d_is_priced() {
+    let Some(root) = reference() else {
+        return;
+    };
+    let index =
+        root.join("CollisionGenRec/data/Scientific/indexes/rkmeans_native/Scientific.index.json");
+    let latents = root.join("embeddings/Scientific.emb-minilm.npy");
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "zcr".to_string(),
+            "--index".into(),
+            index.display().to_string(),
+            "--latents".into(),
+            latents.display().to_string(),
+            "--without-mql4grec".into(),
+            "--quiet".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = common::sidlens(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (json, stderr) = run(args(&["--json"]));
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let agreement = json["latent_agreement"].as_f64().unwrap();
+    assert!((0.3..0.7).contains(&agreement), "{agreement}");
+    let warning = json["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.starts_with(&format!(
+            "the latents reproduce {:.0} % of the native last codes",
+            100.0 * agreement
+        )),
+        "{warning}"
+    );
+    assert!(stderr.contains(warning), "{stderr}");
+    let (text, stderr) = run(args(&[]));
+    assert!(text.contains(warning), "{text}");
+    assert!(!stderr.contains(warning), "said twice: {stderr}");
+}

@@ -163,6 +163,7 @@ fn zcr_section(h: &mut String, c: &ReportContent) {
             ("ZCR cheaper in", Align::Right),
             ("left unchanged", Align::Right),
             ("codebooks", Align::Left),
+            ("latents reproduce", Align::Right),
         ]);
         for z in &c.zcr {
             t.push(vec![
@@ -179,9 +180,21 @@ fn zcr_section(h: &mut String, c: &ReportContent) {
                 } else {
                     "given".into()
                 },
+                z.latent_agreement
+                    .map_or("-".into(), |a| format!("{:.1}%", 100.0 * a)),
             ]);
         }
         h.push_str(&html_table(&t));
+        h.push_str("<p class=\"note\">Latents reproduce: the share of the index's last codes that the latents' own nearest codewords give back; low, and ΔD is priced in another space than the tokenizer's.</p>\n");
+        for z in &c.zcr {
+            for w in &z.warnings {
+                h.push_str(&format!(
+                    "<p class=\"warning\">warning: {}: {}</p>\n",
+                    escape(&z.name),
+                    escape(w)
+                ));
+            }
+        }
     }
     if !c.zcr_missing.is_empty() {
         h.push_str("<ul class=\"note\">\n");
