@@ -1,6 +1,7 @@
 //! The terminal UI: browse collision groups, compare tokenizers' metrics, inspect ZCR and see
-//! items in a t-SNE scatter. `run` owns the terminal and the event loop; state lives in `app`,
-//! drawing in `ui`, keys in `keys`, background work in `jobs`.
+//! items in a t-SNE scatter. `run` owns the terminal and the event loop; keys become actions
+//! in `keys`, actions change the state (`state`, one struct per concern) in `app`, `view`
+//! computes what the screen shows from the state, `ui` draws it, and `jobs` does the work.
 
 pub mod action;
 pub mod app;
@@ -11,8 +12,10 @@ pub mod layout;
 pub mod search;
 pub mod sources;
 pub mod spaces;
+pub mod state;
 pub mod theme;
 pub mod ui;
+pub mod view;
 pub mod watch;
 
 use std::io::{self, IsTerminal, Stdout};
@@ -85,7 +88,7 @@ fn event_loop(
     let mut dirty = true;
     loop {
         if dirty {
-            terminal.draw(|frame| ui::render(app, frame))?;
+            terminal.draw(|frame| ui::render(&*app, frame))?;
             dirty = false;
         }
         if app.should_quit || terminated.load(Ordering::Relaxed) {

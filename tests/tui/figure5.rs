@@ -125,17 +125,17 @@ fn assert_apart(plot: &[String], legend: &[String]) {
 #[test]
 fn tabs_at_80x24() {
     let mut app = scatter(80, 24);
-    assert!(app.collaborative.ready().is_some());
+    assert!(app.scatter.collaborative.ready().is_some());
     press(&mut app, 'v');
-    assert_eq!(app.space, Space::Collaborative);
+    assert_eq!(app.scatter.space, Space::Collaborative);
     press(&mut app, 't');
-    assert!(app.tightest);
+    assert!(app.scatter.tightest);
     insta::assert_snapshot!("figure5_tabs_80x24", draw(&app).backend());
     let text = screen(&app);
     assert!(text.contains(" Textual │ Collaborative "), "{text}");
     press(&mut app, 'v');
     assert_eq!(
-        app.space,
+        app.scatter.space,
         Space::Textual,
         "no room for both: back to the text"
     );
@@ -146,7 +146,7 @@ fn side_by_side_at_200x50() {
     let mut app = scatter(200, 50);
     press(&mut app, 'v');
     press(&mut app, 'v');
-    assert_eq!(app.space, Space::Both);
+    assert_eq!(app.scatter.space, Space::Both);
     press(&mut app, 't');
     key(&mut app, KeyCode::Down);
     insta::assert_snapshot!("figure5_both_200x50", draw(&app).backend());
@@ -158,7 +158,7 @@ fn side_by_side_at_200x50() {
     );
     assert!(text.contains("2 tightest groups of 3+ items"), "{text}");
     press(&mut app, 'v');
-    assert_eq!(app.space, Space::Textual);
+    assert_eq!(app.scatter.space, Space::Textual);
 }
 
 #[test]
@@ -176,10 +176,16 @@ fn side_by_side_the_legend_is_one_strip_under_both_plots() {
         "{text}"
     );
     // Each tightest group once, with its distance in the text and by interactions.
-    let data = app.data().unwrap().clone();
-    let textual = app.projection.ready().unwrap().embeddings.clone();
-    let cf = app.collaborative.ready().unwrap().embeddings.clone();
-    let tight = app.spreads.clone().unwrap().tightest.clone();
+    let data = app.tokenizers.data().unwrap().clone();
+    let textual = app.scatter.projection.ready().unwrap().embeddings.clone();
+    let cf = app
+        .scatter
+        .collaborative
+        .ready()
+        .unwrap()
+        .embeddings
+        .clone();
+    let tight = app.scatter.spreads.clone().unwrap().tightest.clone();
     assert_eq!(tight.len(), 2);
     for (rank, group) in tight.iter().enumerate() {
         let row = &data.rows[data.row_of(*group).unwrap()];
@@ -207,7 +213,7 @@ fn tabs_keep_the_legend_under_the_plot_in_whole_lines_at_80x24() {
     press(&mut app, 't');
     key(&mut app, KeyCode::Down);
     for space in [Space::Textual, Space::Collaborative] {
-        assert_eq!(app.space, space);
+        assert_eq!(app.scatter.space, space);
         let (plot, legend) = plot_and_legend_rows(&app, 1);
         assert_apart(&plot, &legend);
         let text = legend
@@ -216,7 +222,7 @@ fn tabs_keep_the_legend_under_the_plot_in_whole_lines_at_80x24() {
             .collect::<Vec<_>>()
             .join(" ");
         let apart = sidlens::tui::spaces::apart_text(
-            &app.spreads.as_ref().unwrap().by_group[&app.tight_group().unwrap()],
+            &app.scatter.spreads.as_ref().unwrap().by_group[&app.screen().tight_group().unwrap()],
         );
         assert!(text.contains(&apart), "{apart}\n{legend:#?}");
         assert!(
@@ -227,11 +233,25 @@ fn tabs_keep_the_legend_under_the_plot_in_whole_lines_at_80x24() {
         );
         // Each group's entry whole on one row: its colour and its distance in this space.
         let embeddings = match space {
-            Space::Collaborative => app.collaborative.ready().unwrap().embeddings.clone(),
-            _ => app.projection.ready().unwrap().embeddings.clone(),
+            Space::Collaborative => app
+                .scatter
+                .collaborative
+                .ready()
+                .unwrap()
+                .embeddings
+                .clone(),
+            _ => app.scatter.projection.ready().unwrap().embeddings.clone(),
         };
-        let data = app.data().unwrap().clone();
-        for (rank, group) in app.spreads.clone().unwrap().tightest.iter().enumerate() {
+        let data = app.tokenizers.data().unwrap().clone();
+        for (rank, group) in app
+            .scatter
+            .spreads
+            .clone()
+            .unwrap()
+            .tightest
+            .iter()
+            .enumerate()
+        {
             let row = &data.rows[data.row_of(*group).unwrap()];
             let rows: Vec<usize> = row.items.iter().map(|i| i.id.parse().unwrap()).collect();
             let mark = format!("■{} ", rank + 1);
@@ -254,10 +274,13 @@ fn tabs_keep_the_legend_under_the_plot_in_whole_lines_at_80x24() {
 #[test]
 fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
     let app = loaded(160, 48);
-    let row = app.selected_row().unwrap();
+    let row = app.tokenizers.selected_row().unwrap();
     let rows: Vec<usize> = row.items.iter().map(|i| i.id.parse().unwrap()).collect();
-    let textual = mean_cosine_distance(&app.projection.ready().unwrap().embeddings, &rows);
-    let cf = mean_cosine_distance(&app.collaborative.ready().unwrap().embeddings, &rows);
+    let textual = mean_cosine_distance(&app.scatter.projection.ready().unwrap().embeddings, &rows);
+    let cf = mean_cosine_distance(
+        &app.scatter.collaborative.ready().unwrap().embeddings,
+        &rows,
+    );
     assert!(
         cf > textual + 0.3,
         "the fixture's users split the group: {textual} vs {cf}"
@@ -275,9 +298,9 @@ fn the_detail_says_how_far_apart_the_group_is_in_both_spaces() {
 fn tightest_groups_are_the_smallest_mean_distance_of_three_or_more() {
     let mut app = scatter(160, 48);
     press(&mut app, 't');
-    let spreads = app.spreads.clone().unwrap();
-    let data = app.data().unwrap().clone();
-    let textual = app.projection.ready().unwrap().embeddings.clone();
+    let spreads = app.scatter.spreads.clone().unwrap();
+    let data = app.tokenizers.data().unwrap().clone();
+    let textual = app.scatter.projection.ready().unwrap().embeddings.clone();
     let mut want: Vec<(f64, u32)> = data
         .rows
         .iter()
@@ -291,35 +314,39 @@ fn tightest_groups_are_the_smallest_mean_distance_of_three_or_more() {
     let want: Vec<u32> = want.iter().take(5).map(|w| w.1).collect();
     assert_eq!(spreads.tightest, want);
     press(&mut app, 't');
-    assert!(!app.tightest);
+    assert!(!app.scatter.tightest);
 }
 
 #[test]
 fn enter_opens_the_tightest_group_the_legend_points_at() {
     let mut app = scatter(80, 24);
-    let largest = app.selected_row().unwrap().group;
+    let largest = app.tokenizers.selected_row().unwrap().group;
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         app.focus,
         Pane::Detail,
         "without t, Enter opens the selected group"
     );
-    assert_eq!(app.selected_row().unwrap().group, largest);
+    assert_eq!(app.tokenizers.selected_row().unwrap().group, largest);
     key(&mut app, KeyCode::Esc);
     while app.focus != Pane::Scatter {
         app.update(tui::action::Action::NextPane);
     }
     press(&mut app, 't');
-    let tight = app.spreads.clone().unwrap().tightest.clone();
+    let tight = app.scatter.spreads.clone().unwrap().tightest.clone();
     assert_eq!(tight.len(), 2, "the fixture has two groups of 3+ items");
     assert_ne!(tight[0], largest, "the tightest group is not the largest");
-    assert_eq!(app.tight_group(), Some(tight[0]));
+    assert_eq!(app.screen().tight_group(), Some(tight[0]));
     assert!(screen(&app).contains("▸■1 "), "{}", screen(&app));
     key(&mut app, KeyCode::Down);
-    assert_eq!(app.tight_group(), Some(tight[1]));
-    assert_eq!(app.selected_row().unwrap().group, tight[1], "↓ selects it");
+    assert_eq!(app.screen().tight_group(), Some(tight[1]));
+    assert_eq!(
+        app.tokenizers.selected_row().unwrap().group,
+        tight[1],
+        "↓ selects it"
+    );
     key(&mut app, KeyCode::Down);
-    assert_eq!(app.tight_group(), Some(tight[1]), "the last stays");
+    assert_eq!(app.screen().tight_group(), Some(tight[1]), "the last stays");
     key(&mut app, KeyCode::Up);
     insta::assert_snapshot!("figure5_pointed_80x24", draw(&app).backend());
     let text = screen(&app);
@@ -330,13 +357,13 @@ fn enter_opens_the_tightest_group_the_legend_points_at() {
         app.update(tui::action::Action::NextPane);
     }
     app.update(tui::action::Action::Bottom);
-    assert_ne!(app.selected_row().unwrap().group, tight[0]);
+    assert_ne!(app.tokenizers.selected_row().unwrap().group, tight[0]);
     while app.focus != Pane::Scatter {
         app.update(tui::action::Action::NextPane);
     }
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Pane::Detail);
-    assert_eq!(app.selected_row().unwrap().group, tight[0]);
+    assert_eq!(app.tokenizers.selected_row().unwrap().group, tight[0]);
 }
 
 #[test]
@@ -350,7 +377,7 @@ fn the_collaborative_job_stops_when_cancelled() {
     let (tx, rx) = channel();
     let request = Request::Collaborative {
         interactions,
-        data: app.data().unwrap().clone(),
+        data: app.tokenizers.data().unwrap().clone(),
         n_rows: None,
         params: ProjectionParams::default(),
         highlight: 5,
@@ -370,7 +397,7 @@ fn a_colour_key_without_groups_says_so() {
     let mut app = scatter(80, 24);
     app.update(tui::action::Action::SelectTokenizer(1));
     press(&mut app, 't');
-    assert!(app.tightest);
+    assert!(app.scatter.tightest);
     let text = screen(&app);
     assert!(
         text.contains("tightest groups of 3+ items (t), mean cosine distance here: none among"),

@@ -9,9 +9,12 @@ use proptest::prelude::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use sidlens::tui;
 use tui::action::Action;
-use tui::app::{App, PromptKind, SortKey};
+use tui::app::App;
 use tui::keys::{self, InputMode};
 use tui::layout::{Pane, inner};
+use tui::state::groups::SortKey;
+use tui::state::metrics::MetricsState;
+use tui::state::prompt::PromptKind;
 
 /// Presses a key the way the event loop does: map it in the current mode and pane, update.
 fn press(app: &mut App, code: KeyCode) {
@@ -31,11 +34,11 @@ fn chars(app: &mut App, text: &str) {
 }
 
 fn cursor(app: &App) -> usize {
-    app.tokenizer().unwrap().view.cursor
+    app.tokenizers.shown().unwrap().list.cursor
 }
 
 fn selected_size(app: &App) -> usize {
-    app.selected_row().unwrap().size
+    app.tokenizers.selected_row().unwrap().size
 }
 
 #[test]
@@ -96,17 +99,17 @@ fn tab_shift_tab_and_left_right_move_between_panes() {
 fn digits_and_brackets_pick_tokenizers() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Char('2'));
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.tokenizers.selected, 1);
     assert_eq!(selected_size(&app), 2, "beta has one group of 2");
     press(&mut app, KeyCode::Char('9'));
-    assert_eq!(app.selected, 1, "no tokenizer 9");
+    assert_eq!(app.tokenizers.selected, 1, "no tokenizer 9");
     assert!(app.notice.as_ref().unwrap().text.contains("no tokenizer 9"));
     press(&mut app, KeyCode::Char('['));
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.tokenizers.selected, 0);
     press(&mut app, KeyCode::Char('['));
-    assert_eq!(app.selected, 1, "wraps around");
+    assert_eq!(app.tokenizers.selected, 1, "wraps around");
     press(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.tokenizers.selected, 0);
 }
 
 #[test]
@@ -117,16 +120,19 @@ fn enter_drills_and_esc_goes_back() {
     assert_eq!(app.focus, Pane::Detail);
     assert!(screen(&app).contains("Digital Caliper 150mm"));
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.tokenizer().unwrap().detail_scroll, 1);
+    assert_eq!(app.tokenizers.shown().unwrap().detail.scroll, 1);
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.focus, Pane::Groups);
     assert_eq!(cursor(&app), 1, "the selection is kept");
     app.update(Action::NextPane);
     app.update(Action::NextPane);
     press(&mut app, KeyCode::Char('j'));
-    assert_eq!(app.selected, 1, "up/down in metrics pick the tokenizer");
+    assert_eq!(
+        app.tokenizers.selected, 1,
+        "up/down in metrics pick the tokenizer"
+    );
     press(&mut app, KeyCode::Enter);
-    assert_eq!((app.focus, app.selected), (Pane::Groups, 1));
+    assert_eq!((app.focus, app.tokenizers.selected), (Pane::Groups, 1));
 }
 
 #[test]
@@ -138,15 +144,15 @@ fn search_by_title_id_and_sid_with_n_and_shift_n() {
     assert_eq!(cursor(&app), 0, "live search jumps to the first match");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.mode, InputMode::Normal);
-    assert_eq!(app.search.as_ref().unwrap().matches, vec![0]);
+    assert_eq!(app.prompt.search.as_ref().unwrap().matches, vec![0]);
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "Nozzle");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.selected_row().unwrap().items[0].id, "7");
+    assert_eq!(app.tokenizers.selected_row().unwrap().items[0].id, "7");
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "1 2 3");
     press(&mut app, KeyCode::Enter);
-    let matches = app.search.as_ref().unwrap().matches.clone();
+    let matches = app.prompt.search.as_ref().unwrap().matches.clone();
     assert_eq!(matches.len(), 2, "two groups start with 1 2 3");
     let first = cursor(&app);
     press(&mut app, KeyCode::Char('n'));
@@ -160,7 +166,7 @@ fn search_by_title_id_and_sid_with_n_and_shift_n() {
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "10");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.selected_row().unwrap().items[1].id, "10");
+    assert_eq!(app.tokenizers.selected_row().unwrap().items[1].id, "10");
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "12");
     press(&mut app, KeyCode::Enter);
@@ -170,92 +176,95 @@ fn search_by_title_id_and_sid_with_n_and_shift_n() {
         "{notice}"
     );
     press(&mut app, KeyCode::Esc);
-    assert!(app.search.is_none(), "Esc clears the search");
+    assert!(app.prompt.search.is_none(), "Esc clears the search");
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "q");
     assert!(!app.should_quit, "q is text while typing");
     press(&mut app, KeyCode::Backspace);
-    assert_eq!(app.prompt.as_ref().unwrap().text, "");
+    assert_eq!(app.prompt.open.as_ref().unwrap().text, "");
     press(&mut app, KeyCode::Esc);
-    assert_eq!((app.mode, app.search.is_none()), (InputMode::Normal, true));
+    assert_eq!(
+        (app.mode, app.prompt.search.is_none()),
+        (InputMode::Normal, true)
+    );
 }
 
 #[test]
 fn sort_cycles_and_says_what_it_needs() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.sort, SortKey::Inflation);
+    assert_eq!(app.groups.sort, SortKey::Inflation);
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.sort, SortKey::Saving);
+    assert_eq!(app.groups.sort, SortKey::Saving);
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.sort, SortKey::Size);
+    assert_eq!(app.groups.sort, SortKey::Size);
 }
 
 #[test]
 fn m_filters_by_minimum_size() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Char('m'));
-    assert_eq!(app.prompt.as_ref().unwrap().kind, PromptKind::MinSize);
+    assert_eq!(app.prompt.open.as_ref().unwrap().kind, PromptKind::MinSize);
     chars(&mut app, "3x");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.min_size, 3);
-    assert_eq!(app.tokenizer().unwrap().view.order.len(), 2);
+    assert_eq!(app.groups.min_size, 3);
+    assert_eq!(app.tokenizers.shown().unwrap().list.order.len(), 2);
     press(&mut app, KeyCode::Char('m'));
     chars(&mut app, "1");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.min_size, 3, "1 is refused");
+    assert_eq!(app.groups.min_size, 3, "1 is refused");
     press(&mut app, KeyCode::Char('m'));
     chars(&mut app, "9");
     press(&mut app, KeyCode::Enter);
     assert!(screen(&app).contains("no group has 9 or more items"));
     press(&mut app, KeyCode::Char('m'));
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.min_size, 2, "empty means the default");
+    assert_eq!(app.groups.min_size, 2, "empty means the default");
 }
 
 #[test]
 fn plus_minus_and_k_prompt_set_k() {
     let mut app = indexes_only(80, 24);
-    assert_eq!(app.k, 10);
+    assert_eq!(app.metrics.k, 10);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.k, 20);
+    assert_eq!(app.metrics.k, 20);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.k, 20, "20 is the largest step without beams");
+    assert_eq!(app.metrics.k, 20, "20 is the largest step without beams");
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
-    assert_eq!(app.k, 5);
+    assert_eq!(app.metrics.k, 5);
     press(&mut app, KeyCode::Char('='));
-    assert_eq!(app.k, 10);
+    assert_eq!(app.metrics.k, 10);
     press(&mut app, KeyCode::Char('K'));
     chars(&mut app, "7");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.k, 7);
+    assert_eq!(app.metrics.k, 7);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.k, 10, "from 7, + goes to the next step");
+    assert_eq!(app.metrics.k, 10, "from 7, + goes to the next step");
     press(&mut app, KeyCode::Char('K'));
     chars(&mut app, "0");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.k, 10, "0 is refused");
+    assert_eq!(app.metrics.k, 10, "0 is refused");
     assert!(app.notice.as_ref().unwrap().text.contains("from 1 to 20"));
 }
 
 #[test]
 fn k_stops_at_the_beam_width() {
     let mut app = loaded(80, 24);
-    assert_eq!(app.max_k(), 3, "the fixture's longest beam list");
-    assert_eq!(app.k_steps(), vec![1, 3]);
+    assert_eq!(app.tokenizers.max_k(), 3, "the fixture's longest beam list");
+    assert_eq!(MetricsState::k_steps(app.tokenizers.max_k()), vec![1, 3]);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.k, 10, "already beyond the width");
+    assert_eq!(app.metrics.k, 10, "already beyond the width");
     press(&mut app, KeyCode::Char('-'));
-    assert_eq!(app.k, 3);
+    assert_eq!(app.metrics.k, 3);
     press(&mut app, KeyCode::Char('-'));
-    assert_eq!(app.k, 1);
+    assert_eq!(app.metrics.k, 1);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.k, 3);
+    assert_eq!(app.metrics.k, 3);
     press(&mut app, KeyCode::Char('K'));
     chars(&mut app, "4");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.k, 3, "4 is beyond the width");
+    assert_eq!(app.metrics.k, 3, "4 is beyond the width");
     assert!(app.notice.as_ref().unwrap().text.contains("from 1 to 3"));
 }
 
@@ -271,7 +280,7 @@ fn help_opens_scrolls_and_closes() {
     }
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::PageDown);
-    assert!(app.help_scroll > 1);
+    assert!(app.overlays.help_scroll > 1);
     assert_eq!(cursor(&app), 0, "keys scroll the help, not the list");
     press(&mut app, KeyCode::Char('q'));
     assert_eq!(app.mode, InputMode::Normal);
@@ -315,13 +324,13 @@ fn mouse_clicks_select_rows_tabs_and_tokenizers() {
         column: metrics.x + 2,
         row: metrics.y + 2,
     });
-    assert_eq!((app.focus, app.selected), (Pane::Metrics, 1));
+    assert_eq!((app.focus, app.tokenizers.selected), (Pane::Metrics, 1));
     let (i, tab) = layout.tokenizer_tabs[0];
     app.update(Action::Click {
         column: tab.x + 1,
         row: tab.y,
     });
-    assert_eq!(app.selected, i);
+    assert_eq!(app.tokenizers.selected, i);
     let mut small = loaded(80, 24);
     let (pane, tab) = small.layout().pane_tabs[3];
     small.update(Action::Click {
@@ -350,7 +359,7 @@ fn mouse_wheel_scrolls_the_pane_under_the_pointer() {
         column: detail.x + 1,
         row: detail.y + 1,
     });
-    assert_eq!(app.tokenizer().unwrap().detail_scroll, 3);
+    assert_eq!(app.tokenizers.shown().unwrap().detail.scroll, 3);
     assert_eq!(app.focus, Pane::Groups, "the wheel does not move the focus");
 }
 
@@ -362,8 +371,8 @@ fn resizing_keeps_the_selection_visible() {
         width: 60,
         height: 15,
     });
-    let t = app.tokenizer().unwrap();
-    assert!(t.view.offset <= t.view.cursor);
+    let t = app.tokenizers.shown().unwrap();
+    assert!(t.list.offset <= t.list.cursor);
     assert!(screen(&app).contains("Lab Beaker"));
 }
 
@@ -437,8 +446,8 @@ proptest! {
                 app.update(action);
             }
             screen(&app);
-            if let Some(t) = app.tokenizer() {
-                prop_assert!(t.view.order.is_empty() || t.view.cursor < t.view.order.len());
+            if let Some(t) = app.tokenizers.shown() {
+                prop_assert!(t.list.order.is_empty() || t.list.cursor < t.list.order.len());
             }
         }
     }
@@ -478,28 +487,28 @@ fn bracket_in_detail_follows_the_selected_item() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Down);
     assert_eq!(
-        app.member_id(),
+        app.tokenizers.member_id(),
         Some("4"),
         "alpha's group of 3 holds items 4, 5, 6"
     );
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('>'));
-    assert_eq!(app.member_id(), Some("5"));
+    assert_eq!(app.tokenizers.member_id(), Some("5"));
     press(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.tokenizer().unwrap().name(), "beta");
+    assert_eq!(app.tokenizers.shown().unwrap().name(), "beta");
     assert_eq!(
-        app.member_id(),
+        app.tokenizers.member_id(),
         Some("5"),
         "item 5 is in beta's group of items 4 and 5"
     );
     assert_eq!(selected_size(&app), 2);
     press(&mut app, KeyCode::Char('['));
-    assert_eq!(app.tokenizer().unwrap().name(), "alpha");
-    assert_eq!(app.member_id(), Some("5"));
+    assert_eq!(app.tokenizers.shown().unwrap().name(), "alpha");
+    assert_eq!(app.tokenizers.member_id(), Some("5"));
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Char('<'));
     press(&mut app, KeyCode::Char('<'));
-    assert_eq!(app.member_id(), Some("4"));
+    assert_eq!(app.tokenizers.member_id(), Some("4"));
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Enter);
@@ -517,7 +526,7 @@ fn searching_an_item_id_selects_that_item() {
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "2");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.member_id(), Some("2"));
+    assert_eq!(app.tokenizers.member_id(), Some("2"));
 }
 
 #[test]
@@ -525,21 +534,21 @@ fn item_view_opens_moves_between_groupmates_and_tokenizers() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Char('i'));
     assert_eq!(app.mode, InputMode::Item);
-    assert_eq!(app.item.as_deref(), Some("0"));
+    assert_eq!(app.overlays.item.as_deref(), Some("0"));
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.item.as_deref(), Some("1"));
+    assert_eq!(app.overlays.item.as_deref(), Some("1"));
     press(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.tokenizer().unwrap().name(), "beta");
+    assert_eq!(app.tokenizers.shown().unwrap().name(), "beta");
     assert_eq!(
-        app.item.as_deref(),
+        app.overlays.item.as_deref(),
         Some("1"),
         "the item stays while the tokenizer changes"
     );
     press(&mut app, KeyCode::Char('G'));
-    let end = app.item_scroll;
+    let end = app.overlays.item_scroll;
     press(&mut app, KeyCode::Char('k'));
     assert_eq!(
-        app.item_scroll,
+        app.overlays.item_scroll,
         end.saturating_sub(1),
         "no dead zone after G"
     );
@@ -553,19 +562,27 @@ fn detail_ends_exactly_where_the_text_does() {
         let mut app = loaded(w, h);
         press(&mut app, KeyCode::Enter);
         press(&mut app, KeyCode::Char('G'));
-        let end = app.tokenizer().unwrap().detail_scroll;
+        let end = app.tokenizers.shown().unwrap().detail.scroll;
         assert!(
             end > 0,
             "{w}x{h}: the fixture's detail is longer than the pane"
         );
         press(&mut app, KeyCode::Char('j'));
-        assert_eq!(app.tokenizer().unwrap().detail_scroll, end, "{w}x{h}");
+        assert_eq!(
+            app.tokenizers.shown().unwrap().detail.scroll,
+            end,
+            "{w}x{h}"
+        );
         press(&mut app, KeyCode::Char('k'));
-        assert_eq!(app.tokenizer().unwrap().detail_scroll, end - 1, "{w}x{h}");
+        assert_eq!(
+            app.tokenizers.shown().unwrap().detail.scroll,
+            end - 1,
+            "{w}x{h}"
+        );
         press(&mut app, KeyCode::Char('G'));
         press(&mut app, KeyCode::PageUp);
         assert!(
-            app.tokenizer().unwrap().detail_scroll < end,
+            app.tokenizers.shown().unwrap().detail.scroll < end,
             "{w}x{h}: PgUp at once"
         );
     }
@@ -576,13 +593,13 @@ fn help_g_and_end_reach_the_last_line() {
     let mut app = loaded(80, 24);
     press(&mut app, KeyCode::Char('?'));
     press(&mut app, KeyCode::End);
-    let end = app.help_scroll;
+    let end = app.overlays.help_scroll;
     assert!(end > 0);
     assert!(screen(&app).contains("the selected item; items with the same title"));
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.help_scroll, end - 1);
+    assert_eq!(app.overlays.help_scroll, end - 1);
     press(&mut app, KeyCode::Char('g'));
-    assert_eq!(app.help_scroll, 0);
+    assert_eq!(app.overlays.help_scroll, 0);
 }
 
 #[test]
@@ -591,14 +608,18 @@ fn metrics_sort_by_any_column_and_keep_the_selection() {
     while app.focus != Pane::Metrics {
         press(&mut app, KeyCode::Tab);
     }
-    assert_eq!(app.metrics_order(), vec![0, 1]);
+    assert_eq!(app.screen().metrics_order(), vec![0, 1]);
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.metrics_sort, Some((0, false)), "by name first");
+    assert_eq!(app.metrics.sort, Some((0, false)), "by name first");
     press(&mut app, KeyCode::Char('S'));
-    assert_eq!(app.metrics_order(), vec![1, 0], "beta before alpha, Z→A");
+    assert_eq!(
+        app.screen().metrics_order(),
+        vec![1, 0],
+        "beta before alpha, Z→A"
+    );
     press(&mut app, KeyCode::Down);
     assert_eq!(
-        app.tokenizer().unwrap().name(),
+        app.tokenizers.shown().unwrap().name(),
         "alpha",
         "down follows the shown order"
     );
@@ -620,11 +641,11 @@ fn scatter_wheel_zooms_and_a_click_picks_the_nearest_point() {
     let plot = inner(app.layout().pane(Pane::Scatter).unwrap());
     let (x, y) = (plot.x + plot.width / 2, plot.y + 2);
     app.update(Action::ScrollUp { column: x, row: y });
-    assert_eq!(app.camera.zoom, 2.0);
+    assert_eq!(app.scatter.camera.zoom, 2.0);
     app.update(Action::ScrollDown { column: x, row: y });
-    assert_eq!(app.camera.zoom, 1.0);
+    assert_eq!(app.scatter.camera.zoom, 1.0);
     assert_eq!(
-        app.camera.centre, None,
+        app.scatter.camera.centre, None,
         "fully zoomed out shows every point"
     );
     let picked = (plot.y..plot.y + plot.height / 2).any(|row| {
@@ -637,19 +658,23 @@ fn scatter_wheel_zooms_and_a_click_picks_the_nearest_point() {
     });
     assert!(picked, "some cell of the plot picks a point");
     assert_eq!(app.focus, Pane::Scatter);
-    assert!(app.picked_position().is_some());
+    assert!(app.screen().picked_position().is_some());
     let near = app
+        .scatter
         .camera
         .neighbours
         .as_ref()
         .expect("neighbours of the picked item");
-    assert_eq!(near.near.len(), tui::app::NEIGHBOURS);
+    assert_eq!(near.near.len(), tui::state::scatter::NEIGHBOURS);
     assert!(
         near.near.windows(2).all(|w| w[0].1 <= w[1].1),
         "nearest first"
     );
     press_with(&mut app, KeyCode::Right, KeyModifiers::SHIFT);
-    assert!(app.camera.centre.is_some(), "shift-arrows pan");
+    assert!(app.scatter.camera.centre.is_some(), "shift-arrows pan");
     press(&mut app, KeyCode::Char('0'));
-    assert_eq!((app.camera.zoom, app.camera.centre), (1.0, None));
+    assert_eq!(
+        (app.scatter.camera.zoom, app.scatter.camera.centre),
+        (1.0, None)
+    );
 }

@@ -15,12 +15,13 @@ use serde_json::Value;
 use sidlens::load::TokenizerFiles;
 use sidlens::progress::CancelFlag;
 use sidlens::tui::action::Action;
-use sidlens::tui::app::{App, Command, Slot};
+use sidlens::tui::app::{App, Command};
 use sidlens::tui::jobs;
 use sidlens::tui::layout::Pane;
 use sidlens::tui::sources::Sources;
+use sidlens::tui::state::slot::Slot;
 use sidlens::tui::theme::Theme;
-use sidlens::tui::ui;
+use sidlens::tui::{ui, view};
 
 const VARIANTS: [&str; 3] = [
     "rkmeans_v32_native",
@@ -72,7 +73,11 @@ fn app(width: u16, height: u16, runs: &[TokenizerFiles]) -> App {
     while app.focus != Pane::Metrics {
         app.update(Action::NextPane);
     }
-    assert!(matches!(app.tested, Slot::Ready(_)), "{:?}", app.tested);
+    assert!(
+        matches!(app.metrics.tested, Slot::Ready(_)),
+        "{:?}",
+        app.metrics.tested
+    );
     app
 }
 
@@ -117,18 +122,18 @@ fn the_flip_list_scrolls_to_its_end_with_every_verdict() {
     let runs = seeded_runs(tmp.path());
     let mut app = app(80, 24, &runs);
     app.update(Action::Bottom);
-    let most = ui::metrics::max_scroll(&app);
-    assert!(most > 0 && app.metrics_scroll == most, "{most}");
+    let most = view::metrics::max_scroll(&app.screen());
+    assert!(most > 0 && app.metrics.scroll == most, "{most}");
     let text = screen(&app).join("\n");
     insta::assert_snapshot!("metrics_seeds_flips_end_80x24", draw(&app).backend());
     // Every flip `compare` lists is in the pane's body, each with its verdict.
-    let Slot::Ready(report) = &app.tested else {
+    let Slot::Ready(report) = &app.metrics.tested else {
         unreachable!()
     };
     let flips = sidlens::report::compare::report_flip_lines(report);
     assert!(flips.len() >= 3, "{flips:?}");
     let inner = sidlens::tui::layout::inner(app.layout().pane(Pane::Metrics).unwrap());
-    let body: String = ui::metrics::view(&app, inner)
+    let body: String = view::metrics::view(&app.screen(), inner)
         .body
         .iter()
         .map(|l| l.to_string().trim().to_string())
@@ -142,8 +147,8 @@ fn the_flip_list_scrolls_to_its_end_with_every_verdict() {
     // Back up to the table: up scrolls back first, then selects tokenizers again.
     app.update(Action::Top);
     assert_eq!(
-        (app.metrics_scroll, app.selected),
-        (0, app.metrics_order()[0])
+        (app.metrics.scroll, app.tokenizers.selected),
+        (0, app.screen().metrics_order()[0])
     );
 }
 
@@ -190,10 +195,10 @@ fn daggers_sit_exactly_where_compare_json_says_significant() {
     };
     let app = app(200, 50, &runs);
     // The pane as wide as the whole table (the grid's metrics pane drops columns at 200x50).
-    let lines: Vec<String> = ui::metrics::view(&app, Rect::new(0, 0, 190, 30))
+    let lines: Vec<String> = view::metrics::view(&app.screen(), Rect::new(0, 0, 190, 30))
         .table
         .iter()
-        .chain(&ui::metrics::view(&app, Rect::new(0, 0, 190, 30)).body)
+        .chain(&view::metrics::view(&app.screen(), Rect::new(0, 0, 190, 30)).body)
         .map(|l| l.to_string())
         .collect();
     let header = lines.iter().find(|l| l.contains("ItemNDCG@10")).unwrap();
@@ -266,25 +271,25 @@ fn while_the_tests_run_the_table_shows_means_and_says_so() {
 fn sorting_reaches_every_column_of_the_seeded_table() {
     let tmp = tempfile::tempdir().unwrap();
     let mut app = app(200, 50, &seeded_runs(tmp.path()));
-    let Slot::Ready(report) = &app.tested else {
+    let Slot::Ready(report) = &app.metrics.tested else {
         unreachable!()
     };
     let columns = sidlens::report::compare::report_table(report, false).headers;
     assert!(columns.contains(&"seeds".to_string()));
     for (c, header) in columns.iter().enumerate() {
         app.update(Action::SortMetrics);
-        assert_eq!(app.metrics_sort.map(|s| s.0), Some(c), "{header}");
+        assert_eq!(app.metrics.sort.map(|s| s.0), Some(c), "{header}");
     }
     app.update(Action::SortMetrics);
     assert_eq!(
-        app.metrics_sort, None,
+        app.metrics.sort, None,
         "past the last column: key order again"
     );
     // ItemHit@10 largest first: the ZCR variant, whose items never share a SID.
     let at = columns.iter().position(|h| h == "ItemHit@10").unwrap();
-    app.metrics_sort = Some((at, true));
+    app.metrics.sort = Some((at, true));
     assert_eq!(
-        app.tokenizers[app.metrics_order()[0]].name(),
+        app.tokenizers[app.screen().metrics_order()[0]].name(),
         "rkmeans_v64_zcr"
     );
 }

@@ -63,7 +63,7 @@ fn metrics_at_k1_show_inflation_and_the_rank_flip() {
     let mut app = focus(80, 24, Pane::Metrics);
     app.update(Action::KDown);
     app.update(Action::KDown);
-    assert_eq!(app.k, 1);
+    assert_eq!(app.metrics.k, 1);
     insta::assert_snapshot!("metrics_k1_80x24", draw(&app).backend());
     let text = screen(&app);
     assert!(
@@ -221,7 +221,7 @@ fn group_rows_agree_with_sidlens_groups() {
 /// `sidlens zcr --groups --json` on the same files (titles aside, which the TUI adds).
 #[test]
 fn reassignment_rows_agree_with_sidlens_zcr() {
-    use tui::app::Slot;
+    use tui::state::slot::Slot;
 
     let dir = tempfile::tempdir().unwrap();
     let sources = fixture::write_files(dir.path());
@@ -272,21 +272,22 @@ fn reassignment_rows_agree_with_sidlens_zcr() {
 /// prefix group saves most; both follow the library's numbers.
 #[test]
 fn sorting_by_inflation_and_saving_follows_the_library() {
-    use tui::app::{Slot, SortKey};
     use tui::data::prefix_key;
+    use tui::state::groups::SortKey;
+    use tui::state::slot::Slot;
 
     let mut app = loaded(80, 24);
     app.update(Action::KDown);
     app.update(Action::KDown);
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Inflation);
+    assert_eq!(app.groups.sort, SortKey::Inflation);
     let t = &app.tokenizers[0];
     let (Slot::Ready(data), Slot::Ready(m)) = (&t.data, &t.metrics) else {
         panic!("loaded");
     };
     let data = data.clone();
     let over: Vec<f64> = t
-        .view
+        .list
         .order
         .iter()
         .map(|&r| m.credit(data.rows[r].group, 1).map_or(0.0, |c| c.over()))
@@ -295,13 +296,13 @@ fn sorting_by_inflation_and_saving_follows_the_library() {
     assert!(over[0] > 0.0);
     assert!(screen(&app).contains("by inflation"));
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Saving);
+    assert_eq!(app.groups.sort, SortKey::Saving);
     let t = &app.tokenizers[0];
     let Slot::Ready(re) = &t.reassign else {
         panic!("loaded");
     };
     let saving: Vec<f64> = t
-        .view
+        .list
         .order
         .iter()
         .map(|&r| {
@@ -370,7 +371,7 @@ fn metrics_sorted_by_hit() {
     for _ in 0..4 {
         app.update(Action::SortMetrics);
     }
-    assert_eq!(app.metrics_sort, Some((3, true)));
+    assert_eq!(app.metrics.sort, Some((3, true)));
     insta::assert_snapshot!("metrics_by_hit_80x24", draw(&app).backend());
 }
 

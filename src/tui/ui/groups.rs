@@ -10,11 +10,14 @@ use ratatui::widgets::Paragraph;
 
 use crate::report;
 
-use super::super::app::{App, Slot, visible_offset};
-use super::super::data::prefix_key;
-use super::super::layout::{self, Pane};
-use super::detail::codes_text;
-use super::{cut_apart, fit, message, pad, pad_left, pane_block, slot_lines, thousands};
+use super::{message, pane_block, slot_lines};
+use crate::tui::data::prefix_key;
+use crate::tui::layout::{self, Pane};
+use crate::tui::state::slot::Slot;
+use crate::tui::view::Screen;
+use crate::tui::view::detail::codes_text;
+use crate::tui::view::groups::visible_offset;
+use crate::tui::view::text::{cut_apart, fit, pad, pad_left, thousands};
 
 /// A column of the list.
 struct Column {
@@ -24,14 +27,14 @@ struct Column {
 }
 
 /// Draws the group list of the selected tokenizer.
-pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
-    let theme = &app.theme;
-    let Some(tokenizer) = app.tokenizer() else {
-        let block = pane_block(app, Pane::Groups, vec![]);
+pub fn render(screen: &Screen<'_>, frame: &mut Frame, rect: Rect) {
+    let theme = screen.theme;
+    let Some(tokenizer) = screen.tokenizers.shown() else {
+        let block = pane_block(screen, Pane::Groups, vec![]);
         message(frame, block, rect, vec![Line::raw("no tokenizer given")]);
         return;
     };
-    let view = &tokenizer.view;
+    let view = &tokenizer.list;
     let mut title = vec![Span::styled(
         format!("· {} ", tokenizer.name()),
         theme.text(),
@@ -39,7 +42,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     let data = match &tokenizer.data {
         Slot::Ready(data) => data,
         other => {
-            let block = pane_block(app, Pane::Groups, title);
+            let block = pane_block(screen, Pane::Groups, title);
             let lines = slot_lines(other, "the index", theme).unwrap_or_default();
             message(frame, block, rect, lines);
             return;
@@ -50,12 +53,12 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
             "· {}/{} groups ≥{} · by {}",
             thousands((view.cursor + 1).min(view.order.len())),
             thousands(view.order.len()),
-            app.min_size,
-            app.sort.label()
+            screen.groups.min_size,
+            screen.groups.sort.label()
         ),
         theme.dim(),
     ));
-    let block = pane_block(app, Pane::Groups, title);
+    let block = pane_block(screen, Pane::Groups, title);
     if data.rows.is_empty() {
         let text = format!(
             "no collisions: all {} items have their own SID",
@@ -67,7 +70,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
     if view.order.is_empty() {
         let text = format!(
             "no group has {} or more items (the largest has {}); press m to change",
-            app.min_size, data.stats.g_max
+            screen.groups.min_size, data.stats.g_max
         );
         message(frame, block, rect, vec![Line::styled(text, theme.dim())]);
         return;
@@ -89,7 +92,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
             codes_text(&row.codes)
         }
     };
-    let extra = extra_columns(app, inner.width as usize);
+    let extra = extra_columns(screen, inner.width as usize);
     let widest = |f: &dyn Fn(&GroupRow) -> usize| visible.iter().map(|r| f(r)).max().unwrap_or(0);
     let mut columns = vec![
         Column {
@@ -138,7 +141,7 @@ pub fn render(app: &App, frame: &mut Frame, rect: Rect) {
             .map(|c| Span::styled(cell(c, &c.header) + " ", theme.header()))
             .collect::<Vec<_>>(),
     ));
-    let matches: &[usize] = app.search.as_ref().map_or(&[], |s| &s.matches);
+    let matches: &[usize] = screen.prompt.search.as_ref().map_or(&[], |s| &s.matches);
     let firsts: Vec<String> = visible
         .iter()
         .map(|row| {
@@ -186,14 +189,14 @@ type Extra<'a> = (String, Box<dyn Fn(&GroupRow) -> String + 'a>);
 /// Columns that appear once beams are evaluated (how often the group's SID was generated, its
 /// SID-level against item-level credit at K) and once ZCR is planned with vectors (ΔD of ZCR
 /// and greedy in the group's prefix group); fewer when the pane is narrow.
-fn extra_columns(app: &App, width: usize) -> Vec<Extra<'_>> {
+fn extra_columns<'a>(screen: &Screen<'a>, width: usize) -> Vec<Extra<'a>> {
     let mut out: Vec<Extra<'_>> = Vec::new();
-    let Some(t) = app.tokenizer() else {
+    let Some(t) = screen.tokenizers.shown() else {
         return out;
     };
     let wide = width >= 110;
     if let Slot::Ready(m) = &t.metrics {
-        let k = app.k;
+        let k = screen.metrics.k;
         out.push((
             "gen".into(),
             Box::new(move |r: &GroupRow| m.generated(r.group).to_string()),

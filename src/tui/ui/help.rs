@@ -1,101 +1,23 @@
-//! The `?` overlay: every key, generated from the key table the dispatcher and footer use, and
-//! what the columns and marks mean. Lines are wrapped here with a hanging indent, so a long
-//! description stays in its column and scrolling counts screen lines exactly.
+//! Draws the `?` overlay centred over the screen, scrolled, its position in the title.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
-use super::super::app::App;
-use super::super::keys;
-use super::{pad, wrap};
-
-/// What the columns and marks the panes show mean (the same words show on selection).
-pub const LEGEND: &[(&str, &str)] = &[
-    (
-        "over",
-        "Groups: SID-level credit beyond item-level credit at K (ΣHit − ΣItemHit of the users whose target is in the group): what the collision inflates",
-    ),
-    (
-        "gen",
-        "Groups: how many users' beam lists contain the group's SID",
-    ),
-    (
-        "saving",
-        "Groups: greedy ΔD − ZCR ΔD in the group's prefix group: the embedding distortion ZCR avoids",
-    ),
-    (
-        "ΔD",
-        "Detail: squared distance to the new last codeword minus to the native one",
-    ),
-    (
-        "⇅",
-        "Metrics: a rank flip: this tokenizer's order against another by Hit@K is the reverse of their order by ItemHit@K",
-    ),
-    (
-        "›  =",
-        "Detail: the selected item; items with the same title",
-    ),
-];
-
-/// The overlay's rectangle over `area`, and its lines wrapped to fit.
-fn geometry(app: &App, area: Rect) -> (Rect, Vec<Line<'static>>) {
-    super::centred_overlay(area, |inner| lines(app, inner))
-}
-
-/// Every line of the help wrapped to `width`, before scrolling.
-pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let key_w = keys::BINDINGS
-        .iter()
-        .map(|b| b.label.chars().count())
-        .max()
-        .unwrap_or(4)
-        + 2;
-    let entry = |what: &str, does: &str| {
-        let line = Line::from(vec![
-            Span::styled(format!("  {}", pad(what, key_w)), theme.key()),
-            Span::raw(does.to_string()),
-        ]);
-        wrap::wrap(&line, width, key_w + 2)
-    };
-    let mut out = Vec::new();
-    for (title, bindings) in keys::help_sections() {
-        out.push(Line::styled(title, theme.header()));
-        for b in bindings {
-            out.extend(entry(b.label, b.description));
-        }
-        out.push(Line::raw(""));
-    }
-    out.push(Line::styled("Mouse", theme.header()));
-    for (what, does) in keys::MOUSE_HELP {
-        out.extend(entry(what, does));
-    }
-    out.push(Line::raw(""));
-    out.push(Line::styled("Columns and marks", theme.header()));
-    for (what, does) in LEGEND {
-        out.extend(entry(what, does));
-    }
-    out
-}
-
-/// The largest scroll of the overlay on the current terminal.
-pub fn max_scroll(app: &App) -> usize {
-    let (rect, lines) = geometry(app, app.area);
-    lines
-        .len()
-        .saturating_sub(rect.height.saturating_sub(2) as usize)
-}
+use crate::tui::view::{Screen, help};
 
 /// Draws the overlay centred over `area`.
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let (rect, lines) = geometry(app, area);
+pub fn render(screen: &Screen<'_>, frame: &mut Frame, area: Rect) {
+    let (rect, lines) = help::geometry(screen, area);
     let visible = rect.height.saturating_sub(2) as usize;
-    let scroll = app.help_scroll.min(lines.len().saturating_sub(visible));
+    let scroll = screen
+        .overlays
+        .help_scroll
+        .min(lines.len().saturating_sub(visible));
     let block = Block::bordered()
         .border_type(BorderType::Thick)
-        .border_style(app.theme.focus_border())
+        .border_style(screen.theme.focus_border())
         .title(Line::styled(
             format!(
                 " Keys (Esc closes, ↑↓ scroll) · {}–{} of {} ",
@@ -103,7 +25,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 (scroll + visible).min(lines.len()),
                 lines.len()
             ),
-            app.theme.header(),
+            screen.theme.header(),
         ));
     frame.render_widget(Clear, rect);
     let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();

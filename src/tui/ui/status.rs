@@ -7,16 +7,19 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::super::app::{App, JobProgress, Level, PromptKind, Slot};
-use super::super::keys;
-use super::super::layout::{Layout, MIN_SIZE};
-use super::{fit, pad_left, progress_text, thousands};
+use crate::tui::keys;
+use crate::tui::layout::{Layout, MIN_SIZE};
+use crate::tui::state::prompt::PromptKind;
+use crate::tui::state::slot::{JobProgress, Slot};
+use crate::tui::state::status::Level;
+use crate::tui::view::Screen;
+use crate::tui::view::text::{fit, pad_left, progress_text, thousands};
 
 /// Title at the left, tokenizer tabs, K at the right.
-pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
-    let theme = &app.theme;
+pub fn header(screen: &Screen<'_>, frame: &mut Frame, layout: &Layout) {
+    let theme = screen.theme;
     let area = layout.header;
-    let title = app.header_title();
+    let title = screen.header_title();
     let title_w = layout
         .tokenizer_tabs
         .first()
@@ -30,12 +33,12 @@ pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
     );
     let last = layout.tokenizer_tabs.len().saturating_sub(1);
     for (n, &(i, rect)) in layout.tokenizer_tabs.iter().enumerate() {
-        let name = app.tokenizers[i].name();
+        let name = screen.tokenizers[i].name();
         let (text, style) = match (layout.tabs_compact, n) {
             (true, 0) => ("‹ ".to_string(), theme.key()),
             (true, n) if n == last => (" ›".to_string(), theme.key()),
             (true, _) => (
-                format!(" {}/{} {name} ", i + 1, app.tokenizers.len()),
+                format!(" {}/{} {name} ", i + 1, screen.tokenizers.len()),
                 theme.selected(),
             ),
             (false, _) => (
@@ -43,7 +46,7 @@ pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
                     " {} ",
                     fit(&format!("{} {name}", i + 1), rect.width as usize - 2)
                 ),
-                if i == app.selected {
+                if i == screen.tokenizers.selected {
                     theme.selected()
                 } else {
                     theme.text()
@@ -53,19 +56,20 @@ pub fn header(app: &App, frame: &mut Frame, layout: &Layout) {
         let text = fit(&text, rect.width as usize);
         frame.render_widget(Paragraph::new(Line::styled(text, style)), rect);
     }
-    let k = Line::styled(format!("K={} ", app.k), theme.header()).alignment(Alignment::Right);
+    let k = Line::styled(format!("K={} ", screen.metrics.k), theme.header())
+        .alignment(Alignment::Right);
     frame.render_widget(Paragraph::new(k), area);
 }
 
 /// The pane tabs when not every pane is on screen.
-pub fn pane_bar(app: &App, frame: &mut Frame, layout: &Layout) {
+pub fn pane_bar(screen: &Screen<'_>, frame: &mut Frame, layout: &Layout) {
     for &(pane, rect) in &layout.pane_tabs {
-        let style = if pane == app.focus {
-            app.theme.selected()
+        let style = if pane == screen.focus {
+            screen.theme.selected()
         } else if layout.shows(pane) {
-            app.theme.text()
+            screen.theme.text()
         } else {
-            app.theme.dim()
+            screen.theme.dim()
         };
         frame.render_widget(
             Paragraph::new(Line::styled(format!(" {} ", pane.title()), style)),
@@ -76,12 +80,12 @@ pub fn pane_bar(app: &App, frame: &mut Frame, layout: &Layout) {
 
 /// The open prompt, else the latest notice (or a summary of the tokenizer shown) at the left
 /// and, while jobs run, their progress at the right.
-pub fn status_line(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = &app.theme;
-    if let Some(prompt) = &app.prompt {
+pub fn status_line(screen: &Screen<'_>, frame: &mut Frame, area: Rect) {
+    let theme = screen.theme;
+    if let Some(prompt) = &screen.prompt.open {
         let label = match prompt.kind {
             PromptKind::Search => "/".to_string(),
-            PromptKind::K => format!("K (1–{}): ", app.max_k()),
+            PromptKind::K => format!("K (1–{}): ", screen.tokenizers.max_k()),
             PromptKind::MinSize => "minimum group size (≥ 2): ".to_string(),
         };
         let line = Line::from(vec![
@@ -92,7 +96,7 @@ pub fn status_line(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(line), area);
         return;
     }
-    let (text, style) = match &app.notice {
+    let (text, style) = match screen.notice {
         Some(notice) => (
             notice.text.clone(),
             match notice.level {
@@ -100,10 +104,10 @@ pub fn status_line(app: &App, frame: &mut Frame, area: Rect) {
                 Level::Warn => theme.warn(),
             },
         ),
-        None => (summary(app), theme.dim()),
+        None => (summary(screen), theme.dim()),
     };
     let width = area.width as usize;
-    let Some(progress) = progress_summary(app) else {
+    let Some(progress) = progress_summary(screen) else {
         frame.render_widget(Paragraph::new(Line::styled(fit(&text, width), style)), area);
         return;
     };
@@ -127,12 +131,12 @@ pub fn status_line(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// What is loading, e.g. "loading: rkmeans_native grouping… · items reading item metadata…".
-fn progress_summary(app: &App) -> Option<String> {
+fn progress_summary(screen: &Screen<'_>) -> Option<String> {
     let mut parts = Vec::new();
-    if let Slot::Loading(p) = &app.items {
+    if let Slot::Loading(p) = screen.items {
         parts.push(format!("items {}", progress_text(p.as_ref())));
     }
-    for t in &app.tokenizers {
+    for t in screen.tokenizers.iter() {
         for (slot_progress, what) in [
             (loading(&t.data), "index"),
             (loading(&t.metrics), "beams"),
@@ -143,10 +147,10 @@ fn progress_summary(app: &App) -> Option<String> {
             }
         }
     }
-    if let Slot::Loading(p) = &app.projection {
+    if let Slot::Loading(p) = &screen.scatter.projection {
         parts.push(format!("scatter {}", progress_text(p.as_ref())));
     }
-    if let Slot::Loading(p) = &app.collaborative {
+    if let Slot::Loading(p) = &screen.scatter.collaborative {
         parts.push(format!("collaborative {}", progress_text(p.as_ref())));
     }
     (!parts.is_empty()).then(|| format!("loading: {}", parts.join(" · ")))
@@ -161,8 +165,8 @@ fn loading<T>(slot: &Slot<T>) -> Option<Option<&JobProgress>> {
 }
 
 /// "4,344 items · 1,326 in collisions (30.52%) · 512 groups · g_max 9".
-fn summary(app: &App) -> String {
-    match app.data() {
+fn summary(screen: &Screen<'_>) -> String {
+    match screen.tokenizers.data() {
         Some(d) => {
             let mut s = format!(
                 "{} items · {} in collisions ({}) · {} groups · largest {}",
@@ -183,9 +187,9 @@ fn summary(app: &App) -> String {
 
 /// Key hints for the focused pane, from the key table; when they do not fit, hints before the
 /// last two (help and quit) are dropped from the end.
-pub fn footer(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = &app.theme;
-    let mut hints = keys::footer(app.mode, app.focus);
+pub fn footer(screen: &Screen<'_>, frame: &mut Frame, area: Rect) {
+    let theme = screen.theme;
+    let mut hints = keys::footer(screen.mode, screen.focus);
     let width = |h: &[(&str, &str)]| -> usize {
         h.iter()
             .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
@@ -207,13 +211,13 @@ pub fn footer(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// The whole screen when the terminal is smaller than the TUI needs.
-pub fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+pub fn too_small(screen: &Screen<'_>, frame: &mut Frame, area: Rect) {
     let text = format!(
         "terminal too small: {}x{} — sidlens needs at least {}x{} (q quits)",
         area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
     );
     frame.render_widget(
-        Paragraph::new(Line::styled(text, app.theme.warn()))
+        Paragraph::new(Line::styled(text, screen.theme.warn()))
             .alignment(Alignment::Center)
             .wrap(Wrap { trim: true }),
         area,

@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use super::{fit, fit_middle, pad, pad_left};
+use super::text::{fit, fit_middle, pad, pad_left};
 
 /// Column widths that fit `width` (with one space between columns), or `None` when even the
 /// shrunk text columns do not fit.

@@ -9,10 +9,12 @@ use unicode_width::UnicodeWidthStr;
 use crate::projection::CacheOutcome;
 use crate::sid;
 
-use super::super::super::app::{App, ColourBy, HIGHLIGHTED_GROUPS};
-use super::super::super::data::{Projected, prefix_key};
-use super::super::super::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text, distance};
-use super::super::{fit, thousands, wrap};
+use crate::tui::data::{Projected, prefix_key};
+use crate::tui::spaces::{Space, TIGHTEST_MIN_SIZE, apart_text, distance};
+use crate::tui::state::scatter::{ColourBy, HIGHLIGHTED_GROUPS};
+use crate::tui::view::Screen;
+use crate::tui::view::text::{fit, thousands};
+use crate::tui::view::wrap;
 
 /// Legends narrower than this shorten the titles in the key.
 const COMPACT: usize = 70;
@@ -142,7 +144,7 @@ fn arrange(parts: &[Part], width: usize, rows: usize) -> Vec<Line<'static>> {
 /// The legend of the spaces drawn (`shown`, in screen order) whose highlighted categories
 /// are `top`: at most `rows` lines of at most `width` columns.
 pub fn lines(
-    app: &App,
+    screen: &Screen<'_>,
     shown: &[(Space, &Projected)],
     top: &[(u128, usize)],
     width: usize,
@@ -152,22 +154,29 @@ pub fn lines(
         return Vec::new();
     }
     let mut parts = vec![
-        key(app, shown, top, width),
-        picked(app),
-        neighbours(app, shown),
-        selected(app, shown[0].0),
+        key(screen, shown, top, width),
+        picked(screen),
+        neighbours(screen, shown),
+        selected(screen, shown[0].0),
     ];
-    parts.extend(facts(app, shown));
+    parts.extend(facts(screen, shown));
     arrange(&parts, width, rows)
 }
 
 /// What the colours mean: one entry per highlighted category (rank, size, first title; the
 /// tightest groups with their distance in each space shown).
-fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: usize) -> Part {
-    let theme = &app.theme;
-    let tightest = app.tightest && app.camera.colour_by == ColourBy::Collision;
+fn key(
+    screen: &Screen<'_>,
+    shown: &[(Space, &Projected)],
+    top: &[(u128, usize)],
+    width: usize,
+) -> Part {
+    let theme = screen.theme;
+    let tightest =
+        screen.scatter.tightest && screen.scatter.camera.colour_by == ColourBy::Collision;
     let heading = if tightest {
-        let min_size = app
+        let min_size = screen
+            .scatter
             .spreads
             .as_ref()
             .map_or(TIGHTEST_MIN_SIZE, |s| s.min_size);
@@ -184,10 +193,10 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
             top.len()
         )
     } else {
-        format!("by {} (c):", app.camera.colour_by.label())
+        format!("by {} (c):", screen.scatter.camera.colour_by.label())
     };
     let mut pieces = words(&heading, theme.dim());
-    if top.is_empty() && app.camera.colour_by == ColourBy::Collision {
+    if top.is_empty() && screen.scatter.camera.colour_by == ColourBy::Collision {
         let none = if tightest {
             "none among these points"
         } else {
@@ -204,7 +213,7 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
         } else {
             Style::new().fg(colour)
         };
-        let name = match (app.camera.colour_by, app.data()) {
+        let name = match (screen.scatter.camera.colour_by, screen.tokenizers.data()) {
             (ColourBy::Collision, Some(d)) => {
                 let row = d.row_of(key as u32).map(|r| &d.rows[r]);
                 let title = row
@@ -215,7 +224,8 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
                     Some(r) => format!("#{} ", r.rank),
                     None => String::new(),
                 };
-                let apart = app
+                let apart = screen
+                    .scatter
                     .spreads
                     .as_ref()
                     .filter(|_| tightest)
@@ -238,8 +248,9 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
                 format!("{} {count}", sid::format_token(0, key as sid::Code))
             }
             (ColourBy::Prefix, Some(d)) => {
-                let codes = app
+                let codes = screen
                     .scatter
+                    .textual
                     .as_ref()
                     .and_then(|v| {
                         v.positions.iter().flatten().find_map(|&p| {
@@ -252,7 +263,7 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
             }
             _ => String::new(),
         };
-        let pointed = tightest && app.tight_group() == Some(key as u32);
+        let pointed = tightest && screen.tight_group() == Some(key as u32);
         let lead = if rank == 0 { " " } else { "  " };
         pieces.push(Piece::new(
             Span::raw(lead),
@@ -274,31 +285,31 @@ fn key(app: &App, shown: &[(Space, &Projected)], top: &[(u128, usize)], width: u
 }
 
 /// The picked item (`✚`) with its SID.
-fn picked(app: &App) -> Part {
+fn picked(screen: &Screen<'_>) -> Part {
     let mut part = Part {
         need: 2,
         paragraphs: Vec::new(),
         cut_after: None,
         least_need: None,
     };
-    let (Some(data), Some(position)) = (app.data(), app.picked_position()) else {
+    let (Some(data), Some(position)) = (screen.tokenizers.data(), screen.picked_position()) else {
         return part;
     };
     let id = data.index.id(position).to_string();
-    let title = app
+    let title = screen
         .items
         .ready()
         .and_then(|t| t.title(&id))
         .map_or(String::new(), |t| format!(" {}", fit(t, 30)));
     let text = format!("✚ item {id}{title} {}", data.index.sid_string(position));
-    part.paragraphs.push(words(&text, app.theme.text()));
+    part.paragraphs.push(words(&text, screen.theme.text()));
     part
 }
 
 /// The picked item's nearest neighbours (`∘`) in the full space the camera looks at, with
 /// their SIDs, marking those that share its SID; cut short first when rows run out.
-fn neighbours(app: &App, shown: &[(Space, &Projected)]) -> Part {
-    let theme = &app.theme;
+fn neighbours(screen: &Screen<'_>, shown: &[(Space, &Projected)]) -> Part {
+    let theme = screen.theme;
     let mut part = Part {
         need: 4,
         paragraphs: Vec::new(),
@@ -306,13 +317,13 @@ fn neighbours(app: &App, shown: &[(Space, &Projected)]) -> Part {
         least_need: Some(3),
     };
     let (Some(data), Some(position), Some(n)) = (
-        app.data(),
-        app.picked_position(),
-        app.camera.neighbours.as_ref(),
+        screen.tokenizers.data(),
+        screen.picked_position(),
+        screen.scatter.camera.neighbours.as_ref(),
     ) else {
         return part;
     };
-    let camera = app.camera_space();
+    let camera = screen.scatter.camera_space();
     if n.position != position || n.space != camera || shown.iter().all(|(s, _)| *s != n.space) {
         return part;
     }
@@ -351,14 +362,17 @@ fn neighbours(app: &App, shown: &[(Space, &Projected)]) -> Part {
 /// The selected group (`◉`) and how far apart its items are in both spaces, the paper's
 /// explanation of the collision in one line: "textually 0.02 apart, 0.71 apart by
 /// interactions"; once, however many spaces are drawn.
-fn selected(app: &App, space: Space) -> Part {
+fn selected(screen: &Screen<'_>, space: Space) -> Part {
     let mut part = Part {
         need: 1,
         paragraphs: Vec::new(),
         cut_after: None,
         least_need: None,
     };
-    let (Some(row), Some(scatter)) = (app.selected_row(), app.scatter_of(space)) else {
+    let (Some(row), Some(scatter)) = (
+        screen.tokenizers.selected_row(),
+        screen.scatter.view_of(space),
+    ) else {
         return part;
     };
     let shown = scatter
@@ -371,30 +385,31 @@ fn selected(app: &App, space: Space) -> Part {
     } else {
         String::new()
     };
-    let apart = app
+    let apart = screen
+        .scatter
         .spreads
         .as_ref()
-        .filter(|s| s.tokenizer == app.selected)
+        .filter(|s| s.tokenizer == screen.tokenizers.selected)
         .and_then(|s| s.by_group.get(&row.group))
         .map_or(String::new(), |a| format!(": {}", apart_text(a)));
     let text = format!("◉ group #{} ({} items{sampled}){apart}", row.rank, row.size);
-    part.paragraphs.push(words(&text, app.theme.text()));
+    part.paragraphs.push(words(&text, screen.theme.text()));
     part
 }
 
 /// What each projection drawn rests on (zoom, sample, method, cache), one part per space,
 /// each fact whole on its line; when rows run short a space's facts are cut after the first.
-fn facts(app: &App, shown: &[(Space, &Projected)]) -> Vec<Part> {
+fn facts(screen: &Screen<'_>, shown: &[(Space, &Projected)]) -> Vec<Part> {
     shown
         .iter()
         .enumerate()
         .map(|(i, (space, projected))| {
             let p = &projected.projection;
             let mut facts = Vec::new();
-            if i == 0 && app.camera.zoom > 1.0 {
+            if i == 0 && screen.scatter.camera.zoom > 1.0 {
                 facts.push(format!(
                     "zoom ×{} (+/- zoom, S-arrows pan, 0 all)",
-                    app.camera.zoom
+                    screen.scatter.camera.zoom
                 ));
             }
             if p.is_sample() {
@@ -418,7 +433,7 @@ fn facts(app: &App, shown: &[(Space, &Projected)]) -> Vec<Part> {
             if shown.len() > 1 {
                 facts[0] = format!("{}: {}", space.label(), facts[0]);
             }
-            let style = app.theme.dim();
+            let style = screen.theme.dim();
             let pieces = facts
                 .into_iter()
                 .enumerate()
