@@ -39,7 +39,18 @@ impl TokenizerFiles {
     /// Why this tokenizer has no metrics: where its beams were looked for, or how to give
     /// them. The one wording every surface shows.
     pub fn no_beams_warning(&self) -> String {
-        no_beams_warning(&self.name, &self.beams_sought)
+        if self.beams_sought.is_empty() {
+            format!(
+                "{}: no beams given, so it has no metrics (give them as NAME=INDEX,BEAMS)",
+                self.name
+            )
+        } else {
+            format!(
+                "{}: no beams found, so it has no metrics; looked for {}",
+                self.name,
+                self.beams_sought.join(", ")
+            )
+        }
     }
 
     /// The beams file to evaluate: the first one.
@@ -61,18 +72,6 @@ impl TokenizerFiles {
             beams,
             ..TokenizerFiles::index_only(name, index)
         })
-    }
-}
-
-/// Why tokenizer `name` has no metrics: where its beams were `sought`, or how to give them.
-pub fn no_beams_warning(name: &str, sought: &[String]) -> String {
-    if sought.is_empty() {
-        format!("{name}: no beams given, so it has no metrics (give them as NAME=INDEX,BEAMS)")
-    } else {
-        format!(
-            "{name}: no beams found, so it has no metrics; looked for {}",
-            sought.join(", ")
-        )
     }
 }
 

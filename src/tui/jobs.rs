@@ -329,7 +329,7 @@ fn test(
             index: &data.index,
             collisions: &data.collisions,
             seeds: m.as_ref().map(|m| &m.seeds),
-            beams_sought: &[],
+            files: None,
         })
         .collect();
     usecase::compare_evaluated(

@@ -10,7 +10,6 @@ use crate::collision::popularity::Popularity;
 use crate::compare::pairwise::{PairTest, TestSettings, find, test_pairs};
 use crate::compare::seeds::{SeededEvaluation, check_paired};
 use crate::error::Result;
-use crate::load::tokenizer::no_beams_warning;
 use crate::load::{Interactions, SidIndex, TokenizerFiles};
 use crate::metrics::{Compat, Decode, DecodedValues, Decoder, Evaluator, Metric};
 use crate::progress::{Progress, check_cancelled};
@@ -125,9 +124,9 @@ pub struct EvaluatedTokenizer<'a> {
     pub collisions: &'a Collisions,
     /// Its seeds' evaluations (`None`: no beams).
     pub seeds: Option<&'a SeededEvaluation>,
-    /// Where its beams were looked for when it has none
-    /// ([`TokenizerFiles::beams_sought`]).
-    pub beams_sought: &'a [String],
+    /// Its files, when known: a tokenizer whose files name no beams gets the warning that
+    /// says where they were looked for (one still being evaluated gets none).
+    pub files: Option<&'a TokenizerFiles>,
 }
 
 /// [`compare_tokenizers_decoded`] on tokenizers already evaluated: ranks them at each K and,
@@ -198,7 +197,8 @@ pub fn compare_evaluated(
     let mut warnings: Vec<String> = tokenizers
         .iter()
         .filter(|t| t.seeds.is_none())
-        .map(|t| no_beams_warning(t.name, t.beams_sought))
+        .filter_map(|t| t.files.filter(|f| f.beams.is_empty()))
+        .map(TokenizerFiles::no_beams_warning)
         .collect();
     for w in comparisons.iter().flat_map(|c| &c.warnings) {
         if !warnings.contains(w) {

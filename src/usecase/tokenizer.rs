@@ -93,7 +93,7 @@ impl Tokenizer {
             index: &self.index,
             collisions: &self.collisions,
             seeds: self.seeds.as_ref(),
-            beams_sought: &self.files.beams_sought,
+            files: Some(&self.files),
         }
     }
 }

@@ -91,16 +91,16 @@ impl MetricsState {
     pub fn refresh(&mut self, tokenizers: &[Tokenizer]) {
         let loaded: Vec<_> = tokenizers
             .iter()
-            .filter_map(|t| Some((t.name(), t.data.ready()?, t.metrics.ready())))
+            .filter_map(|t| Some((t, t.data.ready()?, t.metrics.ready())))
             .collect();
         let evaluated: Vec<EvaluatedTokenizer> = loaded
             .iter()
-            .map(|(name, data, m)| EvaluatedTokenizer {
-                name,
+            .map(|(t, data, m)| EvaluatedTokenizer {
+                name: t.name(),
                 index: &data.index,
                 collisions: &data.collisions,
                 seeds: m.map(|m| &m.seeds),
-                beams_sought: &[],
+                files: Some(&t.source),
             })
             .collect();
         let with_beams = evaluated.iter().filter(|e| e.seeds.is_some()).count();

@@ -42,7 +42,7 @@ impl Tokenizer {
             data: Slot::Loading(None),
             metrics: Slot::Missing(match source.beams_file() {
                 Some(_) => "waiting for the index".into(),
-                None => format!("no beams: pass --beams {}=FILE", source.name),
+                None => source.no_beams_warning(),
             }),
             reassign: Slot::Missing("waiting for the index".into()),
             list: ListView::default(),

@@ -551,14 +551,19 @@ fn reassign_lines(
             theme.dim(),
         ));
     }
-    if re.plan.summary.with_vectors
-        && t.source.latents.is_some()
-        && t.source.latents == screen.scatter.embeddings
+    if let Some(agreement) = re.plan.latent_agreement
+        && re.plan.warnings.is_empty()
     {
         verdict.push(Line::styled(
-            "latents: the dataset's item embeddings, not this tokenizer's own encoder outputs",
+            format!(
+                "the latents reproduce {:.0} % of the native last codes",
+                100.0 * agreement
+            ),
             theme.dim(),
         ));
+    }
+    for w in &re.plan.warnings {
+        verdict.push(Line::styled(format!("warning: {w}"), theme.warn()));
     }
     (out, verdict)
 }

@@ -241,6 +241,11 @@ pub fn view(screen: &Screen<'_>, inner: Rect) -> MetricsView {
     let mut body = tests_lines(screen);
     body.extend(facts(screen, hidden));
     if let Some(r) = screen.metrics.report() {
+        body.extend(
+            r.warnings
+                .iter()
+                .map(|w| Line::styled(format!("warning: {w}"), theme.warn())),
+        );
         body.push(Line::raw(""));
         body.extend(flip_lines(screen, r));
     }
