@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::collab::interactions::CollisionInteractions;
-use crate::collision::Collisions;
 use crate::collision::stats::IndexStats;
 use crate::compare::seeds::SeededEvaluation;
 use crate::load::{ItemTexts, SidIndex};
@@ -16,41 +15,61 @@ use crate::reassign::Plan;
 use crate::report::groups::{self, GroupFilter, GroupRow};
 use crate::report::reassign::{self, ReassignRow, SkippedRow};
 use crate::sid::{self, Code, SidKey};
+use crate::usecase::Tokenizer;
+use crate::usecase::stats::IndexReport;
 
-/// One tokenizer, loaded and analysed; read-only and shared with background jobs.
+/// One tokenizer, opened and analysed; read-only and shared with background jobs. It derefs
+/// to the library's [`Tokenizer`] (index, groups), the one type every front end opens.
 #[derive(Debug)]
 pub struct TokenizerData {
-    /// The SID index.
-    pub index: SidIndex,
-    /// Items grouped by SID and by prefix.
-    pub collisions: Collisions,
-    /// Collision statistics.
-    pub stats: IndexStats,
+    /// The tokenizer as `usecase::Tokenizer::open` opened it.
+    pub tokenizer: Tokenizer,
+    /// What `sidlens stats` says of it (statistics, scheme, the paper's sidecar, and benign
+    /// collisions and popularity tiers when the dataset's interactions were found).
+    pub report: IndexReport,
     /// Every collision group, largest first, as `sidlens groups` lists them.
     pub rows: Vec<GroupRow>,
     /// How the index was reassigned, when a sidecar beside it says so (mode, over-capacity
     /// remedy), as the status line shows it.
     pub remedy: Option<String>,
-    /// Benign collisions and popularity tiers, when the dataset's interactions were found.
-    pub interactions: Option<CollisionInteractions>,
     row_of_group: HashMap<u32, usize>,
 }
 
+impl std::ops::Deref for TokenizerData {
+    type Target = Tokenizer;
+
+    fn deref(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+}
+
 impl TokenizerData {
-    /// Computes statistics and lists the collision groups (with titles) of a grouped index.
-    pub fn from_parts(index: SidIndex, collisions: Collisions, texts: Option<&ItemTexts>) -> Self {
-        let stats = IndexStats::compute(&index, &collisions);
-        let rows = groups::group_rows(&index, &collisions, texts, GroupFilter::default());
+    /// Lists the collision groups (with titles) of an opened tokenizer beside its report.
+    pub fn new(tokenizer: Tokenizer, report: IndexReport, texts: Option<&ItemTexts>) -> Self {
+        let rows = groups::group_rows(
+            &tokenizer.index,
+            &tokenizer.collisions,
+            texts,
+            GroupFilter::default(),
+        );
         let row_of_group = rows.iter().enumerate().map(|(i, r)| (r.group, i)).collect();
         TokenizerData {
-            index,
-            collisions,
-            stats,
+            tokenizer,
+            report,
             rows,
             remedy: None,
-            interactions: None,
             row_of_group,
         }
+    }
+
+    /// Collision statistics.
+    pub fn stats(&self) -> &IndexStats {
+        &self.report.stats
+    }
+
+    /// Benign collisions and popularity tiers, when interactions were found.
+    pub fn interactions(&self) -> Option<&CollisionInteractions> {
+        self.report.interactions.as_ref().map(|(_, d)| d)
     }
 
     /// The row of SID group `group` in [`TokenizerData::rows`] (its rank − 1 by size), when

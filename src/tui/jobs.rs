@@ -12,15 +12,15 @@ use std::time::{Duration, Instant};
 use std::path::{Path, PathBuf};
 
 use crate::collab::CfConfig;
-use crate::collab::interactions::CollisionInteractions;
-use crate::collision::Collisions;
 use crate::compare::pairwise::TestSettings;
 use crate::load::dataset::interactions_of_index;
-use crate::load::{Interactions, ItemTexts, Latents, SidIndex};
+use crate::load::{ItemTexts, Latents};
 use crate::metrics::{Compat, Decode};
 use crate::progress::{CancelFlag, Progress};
 use crate::projection::{ItemRows, ProjectionParams};
 use crate::reassign::provenance::remedy_of;
+use crate::usecase::Tokenizer;
+use crate::usecase::stats::IndexReport;
 use crate::usecase::{self, CompareReport, EvaluatedTokenizer};
 
 use super::data::{Evaluated, Projected, Reassigned, TokenizerData};
@@ -459,11 +459,8 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
                     let sink = Sink::new(tx, Topic::Index(i), generation, cancel);
                     sink.stage("reading index", 0);
                     guarded(|| {
-                        let index = SidIndex::load(&source.index, sources.codebook_size)
-                            .map_err(|e| e.to_string())?;
-                        sink.stage("grouping", 0);
-                        let collisions = Collisions::new(&index);
-                        Ok((index, collisions))
+                        Tokenizer::open(source.clone(), sources.codebook_size, None)
+                            .map_err(|e| e.to_string())
                     })
                 })
             })
@@ -481,20 +478,15 @@ fn load(sources: &Sources, generation: u64, cancel: &CancelFlag, tx: &Sender<Job
             }
         };
         for (i, job) in index_jobs.into_iter().enumerate() {
-            let event = join(job).and_then(|(index, collisions)| {
+            let event = join(job).and_then(|tokenizer| {
                 Sink::new(tx, Topic::Index(i), generation, cancel).stage("listing groups", 0);
                 guarded(|| {
-                    let mut data = TokenizerData::from_parts(index, collisions, texts.as_deref());
                     let path = &sources.tokenizers[i].index;
+                    let interactions = interactions_of_index(path);
+                    let report = IndexReport::of(&tokenizer, interactions.as_deref())
+                        .map_err(|e| e.to_string())?;
+                    let mut data = TokenizerData::new(tokenizer, report, texts.as_deref());
                     data.remedy = remedy_of(path);
-                    if let Some(inter) = interactions_of_index(path) {
-                        let inter = Interactions::load(&inter).map_err(|e| e.to_string())?;
-                        data.interactions = Some(CollisionInteractions::compute(
-                            &data.index,
-                            &data.collisions,
-                            &inter,
-                        ));
-                    }
                     Ok(data)
                 })
             });

@@ -391,9 +391,10 @@ fn scatter_zoomed_coloured_by_prefix_with_neighbours() {
 #[test]
 fn codebook_view_with_and_without_interactions() {
     use sidlens::collab::interactions::CollisionInteractions;
-    use sidlens::collision::Collisions;
-    use sidlens::load::{Interactions, SidIndex};
+    use sidlens::load::{Interactions, SidIndex, TokenizerFiles};
     use sidlens::tui::data::TokenizerData;
+    use sidlens::usecase::Tokenizer;
+    use sidlens::usecase::stats::IndexReport;
     use std::path::Path;
     use std::sync::Arc;
 
@@ -406,7 +407,7 @@ fn codebook_view_with_and_without_interactions() {
 
     let index =
         SidIndex::parse(fixture::ALPHA.as_bytes(), Path::new("alpha.json"), Some(16)).unwrap();
-    let collisions = Collisions::new(&index);
+    let tokenizer = Tokenizer::of_index(TokenizerFiles::index_only("alpha", "alpha.json"), index);
     let interactions = Interactions::from_sequences(
         Path::new("i.json"),
         (0..6).map(|u| {
@@ -415,12 +416,12 @@ fn codebook_view_with_and_without_interactions() {
         }),
     )
     .unwrap();
-    let mut data = TokenizerData::from_parts(index, collisions, None);
-    data.interactions = Some(CollisionInteractions::compute(
-        &data.index,
-        &data.collisions,
-        &interactions,
+    let mut report = IndexReport::of(&tokenizer, None).unwrap();
+    report.interactions = Some((
+        "i.json".into(),
+        CollisionInteractions::compute(&tokenizer.index, &tokenizer.collisions, &interactions),
     ));
+    let mut data = TokenizerData::new(tokenizer, report, None);
     data.remedy = Some("zcr optimal · over capacity: append".into());
     let _ = app.on_job(JobMsg {
         target: Topic::Index(0),

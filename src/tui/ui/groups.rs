@@ -70,7 +70,8 @@ pub fn render(screen: &Screen<'_>, frame: &mut Frame, rect: Rect) {
     if view.order.is_empty() {
         let text = format!(
             "no group has {} or more items (the largest has {}); press m to change",
-            screen.groups.min_size, data.stats.g_max
+            screen.groups.min_size,
+            data.stats().g_max
         );
         message(frame, block, rect, vec![Line::styled(text, theme.dim())]);
         return;

@@ -170,11 +170,11 @@ fn summary(screen: &Screen<'_>) -> String {
         Some(d) => {
             let mut s = format!(
                 "{} items · {} in collisions ({}) · {} groups · largest {}",
-                thousands(d.stats.n_items),
-                thousands(d.stats.items_in_collisions),
-                report::percent(d.stats.collision_rate),
-                thousands(d.stats.n_collision_groups),
-                d.stats.g_max
+                thousands(d.stats().n_items),
+                thousands(d.stats().items_in_collisions),
+                report::percent(d.stats().collision_rate),
+                thousands(d.stats().n_collision_groups),
+                d.stats().g_max
             );
             if let Some(r) = &d.remedy {
                 s.push_str(&format!(" · {r}"));

@@ -22,7 +22,7 @@ pub fn lines(screen: &Screen<'_>, width: usize) -> Vec<Line<'static>> {
     let Some(d) = screen.tokenizers.data() else {
         return vec![Line::styled("the index is still loading", theme.dim())];
     };
-    let s = &d.stats;
+    let s = d.stats();
     let mut out = Vec::new();
     let text = |t: String| wrap::wrap(&Line::raw(t), width, 2);
     out.extend(text(format!(
@@ -66,7 +66,7 @@ pub fn lines(screen: &Screen<'_>, width: usize) -> Vec<Line<'static>> {
         out.extend(wrap::wrap(&line, width, 2));
     }
     out.push(Line::raw(""));
-    let Some(i) = &d.interactions else {
+    let Some(i) = d.interactions() else {
         out.extend(text(
             "benign collisions and popularity tiers need the dataset's <DS>.inter.json beside indexes/ (sidlens stats --interactions FILE)".into(),
         ));
