@@ -16,10 +16,14 @@ use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens groups`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("index_file").required(true).args(["file", "index"])))]
 pub struct Args {
     /// The SID index.
+    #[arg(value_name = "INDEX")]
+    file: Option<PathBuf>,
+    /// The SID index, given as a flag instead of INDEX.
     #[arg(long, value_name = "FILE")]
-    index: PathBuf,
+    index: Option<PathBuf>,
     /// Item metadata (`{"id": {"title": ...}}`) for titles.
     #[arg(long, value_name = "FILE")]
     items: Option<PathBuf>,
@@ -46,10 +50,11 @@ pub struct Args {
 
 /// Runs `sidlens groups`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let index_path = args.index.clone().or(args.file.clone()).unwrap_or_default();
     let Tokenizer {
         index, collisions, ..
     } = Tokenizer::open(
-        TokenizerFiles::index_only("index", &args.index),
+        TokenizerFiles::index_only("index", &index_path),
         None,
         globals.sid_format,
     )?;

@@ -18,10 +18,14 @@ use super::table_format::{TableFormat, print_csv};
 
 /// Arguments of `sidlens stats`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("index_file").required(true).args(["file", "index"])))]
 pub struct Args {
     /// The SID index (`{"0": ["<a_1>", "<b_2>", ...], ...}`).
+    #[arg(value_name = "INDEX")]
+    file: Option<PathBuf>,
+    /// The SID index, given as a flag instead of INDEX.
     #[arg(long, value_name = "FILE")]
-    index: PathBuf,
+    index: Option<PathBuf>,
     /// Codebook size V (default: the largest code + 1).
     #[arg(long, value_name = "V", value_parser = super::at_least_one)]
     codebook_size: Option<usize>,
@@ -54,8 +58,9 @@ struct InteractionsJson<'a> {
 
 /// Runs `sidlens stats`.
 pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
+    let index_path = args.index.clone().or(args.file.clone()).unwrap_or_default();
     let tokenizer = Tokenizer::open(
-        TokenizerFiles::index_only("index", &args.index),
+        TokenizerFiles::index_only("index", &index_path),
         args.codebook_size,
         globals.sid_format,
     )?;
@@ -87,7 +92,7 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         return print_csv(&overview);
     }
     let mut doc = Document::new();
-    doc.prose(format!("{}\n", args.index.display()));
+    doc.prose(format!("{}\n", index_path.display()));
     let mut overview = report::stats::overview(&stats);
     overview.push(vec!["SID format".into(), sid_format.clone()]);
     overview.push(vec![

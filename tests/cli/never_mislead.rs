@@ -188,3 +188,18 @@ fn every_eval_surface_carries_the_same_numbers_and_warnings() {
     assert!(csv.contains(&format!(",{item_hit},")), "{csv}");
     assert!(stderr.contains(&warning), "{stderr}");
 }
+
+#[test]
+fn stats_and_groups_take_the_index_as_the_other_subcommands_take_their_input() {
+    let index = demo().join("indexes/rkmeans_v64_native/Workshop.index.json");
+    let index = index.to_str().unwrap();
+    for command in ["stats", "groups"] {
+        let (out, positional, stderr) = run(&[command, index, "--json"]);
+        assert!(out.status.success(), "{command}: {stderr}");
+        let (_, flag, _) = run(&[command, "--index", index, "--json"]);
+        assert_eq!(positional, flag, "{command}");
+        let (out, _, stderr) = run(&[command, index, "--index", index]);
+        assert_eq!(out.status.code(), Some(2), "{command}: both forms at once");
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
+}
