@@ -30,7 +30,7 @@ use super::state::prompt::{PromptKind, PromptState};
 use super::state::scatter::ScatterState;
 use super::state::slot::Slot;
 use super::state::status::Notice;
-use super::state::tokenizers::{Tokenizer, Tokenizers};
+use super::state::tokenizers::{TokenizerTab, Tokenizers};
 use super::theme::Theme;
 use super::view::{self, Screen};
 use crate::load::ItemTexts;
@@ -105,7 +105,7 @@ impl<'a> From<&'a App> for Screen<'a> {
 impl App {
     /// The app for `sources` before anything is loaded, and the commands that load it.
     pub fn new(sources: &Sources, theme: Theme, area: Rect) -> (App, Vec<Command>) {
-        let tokenizers = sources.tokenizers.iter().map(Tokenizer::new).collect();
+        let tokenizers = sources.tokenizers.iter().map(TokenizerTab::new).collect();
         let watching = if sources.watch_beams {
             sources.beams_files()
         } else {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::slot::Slot;
-use super::tokenizers::Tokenizer;
+use super::tokenizers::TokenizerTab;
 use crate::metrics::{Compat, Decode};
 use crate::progress::NoProgress;
 use crate::report::compare::{report_order_by, report_table};
@@ -61,7 +61,7 @@ impl MetricsState {
 
     /// Tokenizers (indexes into `tokenizers`) in the order the table lists them: its sort,
     /// else key order.
-    pub fn order(&self, tokenizers: &[Tokenizer]) -> Vec<usize> {
+    pub fn order(&self, tokenizers: &[TokenizerTab]) -> Vec<usize> {
         let all: Vec<usize> = (0..tokenizers.len()).collect();
         let (Some((column, descending)), Some(r)) = (self.sort, self.report()) else {
             return all;
@@ -88,7 +88,7 @@ impl MetricsState {
 
     /// Compares `tokenizers` at the current K (at once, without tests) and decides whether
     /// the paired tests can follow: they need two evaluations and none still running.
-    pub fn refresh(&mut self, tokenizers: &[Tokenizer]) {
+    pub fn refresh(&mut self, tokenizers: &[TokenizerTab]) {
         let loaded: Vec<_> = tokenizers
             .iter()
             .filter_map(|t| Some((t, t.data.ready()?, t.metrics.ready())))

@@ -18,7 +18,7 @@ const K_WITHOUT_BEAMS: usize = 20;
 
 /// One tokenizer as the app tracks it.
 #[derive(Debug)]
-pub struct Tokenizer {
+pub struct TokenizerTab {
     /// Where it comes from.
     pub source: TokenizerFiles,
     /// Its index, groups and rows.
@@ -33,11 +33,11 @@ pub struct Tokenizer {
     pub detail: DetailState,
 }
 
-impl Tokenizer {
+impl TokenizerTab {
     /// The tokenizer of `source` before anything is loaded: its index loading, its beams and
     /// reassignment waiting for it (or saying how to give beams).
-    pub fn new(source: &TokenizerFiles) -> Tokenizer {
-        Tokenizer {
+    pub fn new(source: &TokenizerFiles) -> TokenizerTab {
+        TokenizerTab {
             source: source.clone(),
             data: Slot::Loading(None),
             metrics: Slot::Missing(match source.beams_file() {
@@ -86,38 +86,38 @@ impl Tokenizer {
 /// Every tokenizer (indexable as a slice) and the one shown.
 #[derive(Debug)]
 pub struct Tokenizers {
-    all: Vec<Tokenizer>,
+    all: Vec<TokenizerTab>,
     /// The tokenizer shown.
     pub selected: usize,
 }
 
 impl Deref for Tokenizers {
-    type Target = [Tokenizer];
+    type Target = [TokenizerTab];
 
-    fn deref(&self) -> &[Tokenizer] {
+    fn deref(&self) -> &[TokenizerTab] {
         &self.all
     }
 }
 
 impl DerefMut for Tokenizers {
-    fn deref_mut(&mut self) -> &mut [Tokenizer] {
+    fn deref_mut(&mut self) -> &mut [TokenizerTab] {
         &mut self.all
     }
 }
 
 impl Tokenizers {
     /// These tokenizers, the first one shown.
-    pub fn new(all: Vec<Tokenizer>) -> Tokenizers {
+    pub fn new(all: Vec<TokenizerTab>) -> Tokenizers {
         Tokenizers { all, selected: 0 }
     }
 
     /// The tokenizer shown, if there is any.
-    pub fn shown(&self) -> Option<&Tokenizer> {
+    pub fn shown(&self) -> Option<&TokenizerTab> {
         self.all.get(self.selected)
     }
 
     /// The tokenizer shown, to change its list or detail position.
-    pub fn shown_mut(&mut self) -> Option<&mut Tokenizer> {
+    pub fn shown_mut(&mut self) -> Option<&mut TokenizerTab> {
         self.all.get_mut(self.selected)
     }
 
@@ -152,7 +152,7 @@ impl Tokenizers {
 
     /// Every tokenizer's name, in key order.
     pub fn names(&self) -> Vec<&str> {
-        self.all.iter().map(Tokenizer::name).collect()
+        self.all.iter().map(TokenizerTab::name).collect()
     }
 
     /// The largest K the loaded beams allow: the longest beam list.
