@@ -4,6 +4,7 @@
 //! cores; the bench says whether it was met. Run: `cargo bench --bench cf`. The interactions are cached in
 //! `target/bench-data/cf-<N>.inter.json`, so `scripts/cf_svds_timing.py` can time scipy's
 //! `svds` on the very same matrices.
+#![allow(unsafe_code)] // getrusage for the children's CPU time (a bench, not the crate).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,8 +18,9 @@ const TARGET_SECONDS: f64 = 15.0;
 
 /// CPU seconds (user + system) used so far by finished child processes.
 fn children_cpu() -> f64 {
-    // SAFETY: getrusage only writes the struct it is given.
+    // SAFETY: rusage is plain integers, for which all zeros is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes the struct it is given.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     secs(usage.ru_utime) + secs(usage.ru_stime)

@@ -3,6 +3,7 @@
 //! (adds 10M items and 1M users; needs ~10 GB of disk and minutes). Results are printed as a
 //! Markdown table and written to `target/bench-results.md`. Datasets are cached in
 //! `target/bench-data/`.
+#![allow(unsafe_code)] // wait4 for each run's peak memory and CPU time (a bench, not the crate).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,8 @@
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 
+use crate::numeric::kernels::sparse_row_times_block;
+
 /// Rows one parallel task multiplies; small enough to balance, large enough to amortise.
 const ROWS_PER_TASK: usize = 256;
 
@@ -168,94 +170,17 @@ impl Csr {
             .for_each(|(task, chunk)| {
                 for (offset, out_row) in chunk.chunks_mut(b.max(1)).enumerate() {
                     let (cols, vals) = self.row(task * ROWS_PER_TASK + offset);
-                    row_times_block(cols, vals, xs, out_row);
+                    sparse_row_times_block(cols, vals, xs, out_row);
                 }
             });
         out
     }
 }
 
-/// Columns of the block one pass over a sparse row accumulates in registers.
-const TILE: usize = 16;
-
-/// Cells ahead of the current one whose block rows are requested from memory early: the
-/// rows are read in random order, so without the hint every cell waits for its row.
-const PREFETCH_AHEAD: usize = 8;
-
-/// Asks the CPU to start loading the `TILE` values of `xs` from `at` (a hint: no effect on
-/// results, and a prefetch never faults).
-#[inline(always)]
-fn prefetch_tile(xs: &[f64], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let p = xs.as_ptr().wrapping_add(at).cast::<i8>();
-        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
-        // the address.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(8 * TILE - 1));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (xs, at);
-}
-
-/// `out = Σ v · x[c, ..]` over one sparse row's cells `(c, v)`, `x` row-major with
-/// `out.len()` columns. Dispatches to an AVX2 build of the same loop when the CPU has it.
-fn row_times_block(cols: &[u32], vals: &[f64], xs: &[f64], out: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { row_times_block_avx2(cols, vals, xs, out) };
-    }
-    row_times_block_portable(cols, vals, xs, out);
-}
-
-/// [`row_times_block_portable`] compiled for AVX2: the same lanes four at a time, separate
-/// multiply and add (no fused multiply-add), so the bits are the portable loop's.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn row_times_block_avx2(cols: &[u32], vals: &[f64], xs: &[f64], out: &mut [f64]) {
-    row_times_block_portable(cols, vals, xs, out);
-}
-
-/// The row kernel: `TILE` columns at a time with the partial sums in a fixed-size array (kept
-/// in registers across the row's cells instead of re-read from `out` for every cell), the
-/// remaining columns one by one; every output cell adds its terms in the row's column order.
-#[inline(always)]
-fn row_times_block_portable(cols: &[u32], vals: &[f64], xs: &[f64], out: &mut [f64]) {
-    let b = out.len();
-    let full = b - b % TILE;
-    for start in (0..full).step_by(TILE) {
-        let mut acc = [0.0f64; TILE];
-        for (i, (&c, &v)) in cols.iter().zip(vals).enumerate() {
-            if let Some(&ahead) = cols.get(i + PREFETCH_AHEAD) {
-                prefetch_tile(xs, ahead as usize * b + start);
-            }
-            let at = c as usize * b + start;
-            let src: &[f64; TILE] = xs[at..at + TILE].try_into().expect("a tile");
-            for (a, s) in acc.iter_mut().zip(src) {
-                *a += v * s;
-            }
-        }
-        out[start..start + TILE].copy_from_slice(&acc);
-    }
-    if full < b {
-        let tail = &mut out[full..];
-        tail.fill(0.0);
-        for (&c, &v) in cols.iter().zip(vals) {
-            let at = c as usize * b + full;
-            for (o, s) in tail.iter_mut().zip(&xs[at..at + b - full]) {
-                *o += v * s;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::kernels::sparse_row_times_block_portable;
 
     #[test]
     fn duplicates_add_up_and_products_match_dense() {
@@ -311,22 +236,16 @@ mod tests {
             let worst = (&got - &want).iter().fold(0.0_f64, |w, v| w.max(v.abs()));
             assert!(worst < 1e-12, "width {b}: {worst}");
             let xs = x.as_slice().unwrap();
+            // `got` comes from the dispatched kernel: its AVX2 build where this CPU has AVX2.
             for i in 0..n {
                 let (cols, vals) = m.row(i);
                 let mut portable = vec![0.0; b];
-                row_times_block_portable(cols, vals, xs, &mut portable);
+                sparse_row_times_block_portable(cols, vals, xs, &mut portable);
                 assert_eq!(
                     portable.as_slice(),
                     got.row(i).as_slice().unwrap(),
                     "width {b}"
                 );
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    let mut wide = vec![0.0; b];
-                    // SAFETY: the CPU supports AVX2 (checked just above).
-                    unsafe { row_times_block_avx2(cols, vals, xs, &mut wide) };
-                    assert_eq!(portable, wide, "width {b}");
-                }
             }
         }
     }

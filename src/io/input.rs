@@ -1,6 +1,10 @@
 //! Opening inputs by one rule for every loader: a regular file is read as is; a pipe, FIFO or
 //! `-` (standard input) is streamed from its start without seeking; a directory, a device
 //! (`/dev/zero` never ends) or a socket is refused with a message naming it.
+//!
+//! The crate's calls into the operating system that Rust cannot check live here: mapping a
+//! file (`memmap2`), and making a FIFO for the tests.
+#![allow(unsafe_code)] // mmap of inputs, and mkfifo for the tests' pipes.
 
 use std::fs::File;
 use std::io::{Read, Stdin};
@@ -236,6 +240,14 @@ pub fn map_file(file: &File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::MmapOptions::new().map(file) }
 }
 
+/// Makes a FIFO at `path` (for the tests of inputs and outputs that are pipes).
+#[cfg(test)]
+pub(crate) fn make_fifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().expect("a UTF-8 path")).expect("no NUL");
+    // SAFETY: `c` is a NUL-terminated path that lives across the call; mkfifo reads only it.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
 /// Opens a file that must be regular because it is read with seeks (`.npy` arrays).
 pub fn open_regular(path: &Path) -> Result<(File, u64)> {
     let input = Input::open(path)?;
@@ -301,9 +313,7 @@ mod tests {
     fn a_fifo_is_streamed_and_its_head_read_again() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo on a NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        make_fifo(&fifo);
         let writer = {
             let fifo = fifo.clone();
             std::thread::spawn(move || std::fs::write(fifo, "  \n[1, 2]").unwrap())

@@ -51,7 +51,9 @@ fn folder_of(path: &Path) -> PathBuf {
 static UNFINISHED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
 fn unfinished() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
-    UNFINISHED.lock().unwrap_or_else(|p| p.into_inner())
+    UNFINISHED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Removes every temporary file an unfinished write left, and keeps any later write from
@@ -261,7 +263,6 @@ impl FolderLock {
     /// path as given, so one folder can come spelt twice, and a second `flock` on it through
     /// another descriptor would wait for the first forever.
     fn acquire_all(folders: &BTreeSet<PathBuf>) -> Result<Vec<Self>> {
-        use std::os::fd::AsRawFd;
         use std::os::unix::fs::MetadataExt;
         let mut locked = BTreeSet::new();
         let mut locks = Vec::with_capacity(folders.len());
@@ -271,10 +272,8 @@ impl FolderLock {
             if !locked.insert((meta.dev(), meta.ino())) {
                 continue;
             }
-            // SAFETY: flock on a descriptor this function owns; no memory is involved.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-                return Err(Error::io(dir, std::io::Error::last_os_error()));
-            }
+            // std's exclusive lock is `flock(LOCK_EX)` on Linux and the BSDs.
+            file.lock().map_err(|e| Error::io(dir, e))?;
             locks.push(FolderLock { _held: file });
         }
         Ok(locks)
@@ -403,9 +402,7 @@ mod tests {
         use std::os::unix::fs::FileTypeExt;
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo on a NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::io::input::make_fifo(&fifo);
         let reader = {
             let fifo = fifo.clone();
             std::thread::spawn(move || fs::read_to_string(fifo).unwrap())

@@ -191,7 +191,7 @@ impl<'de> DeserializeSeed<'de> for UserSeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for UserSeed<'_> {
+impl Visitor<'_> for UserSeed<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a user id")

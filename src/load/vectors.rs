@@ -105,19 +105,12 @@ impl MappedRows {
     }
 }
 
-/// Mapped bytes as values of a float type.
-fn mapped_values<T: MappedFloat>(bytes: &[u8]) -> &[T] {
-    // SAFETY: every bit pattern is a valid f32 and f64; the map starts on a page and the
-    // values at a multiple of their size (checked in `MappedRows::of`), so nothing is cut.
-    let (head, values, _) = unsafe { bytes.align_to::<T>() };
-    assert!(head.is_empty(), "mapped values are aligned");
-    values
+/// Mapped bytes as values of a float type. The map starts on a page, the values at a multiple
+/// of their size, and they run to the end of the file (checked in `MappedRows::of`), so the
+/// cast neither fails nor cuts a value.
+fn mapped_values<T: bytemuck::Pod>(bytes: &[u8]) -> &[T] {
+    bytemuck::try_cast_slice(bytes).expect("mapped values are aligned and whole")
 }
-
-/// The float types whose values may be read straight from mapped bytes.
-trait MappedFloat {}
-impl MappedFloat for f32 {}
-impl MappedFloat for f64 {}
 
 /// Latents read but not yet checked to be finite: [`UncheckedLatents::check`] gives the
 /// [`Latents`].

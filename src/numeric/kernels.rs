@@ -1,6 +1,12 @@
 //! Numeric kernels shared by the analyses. Each summation order has a name of its own, because
 //! bytes depend on it: the committed demo (k-means, RK-Means codes), the t-SNE cache and the
 //! ZCR costs must come out bit for bit the same on every run and every machine.
+//!
+//! Every float kernel with a build for a wider vector unit lives here (ZCR's distances,
+//! MQL4GRec's float32 distances, k-means' nearest centroids, the sparse row × block product
+//! of `sidlens cf`), with the cache hints, so that their `unsafe` (calling a build the CPU was
+//! checked to run, the vector loads and the prefetch instruction) sits in one file.
+#![allow(unsafe_code)] // target-feature builds called after CPU checks, AVX2 loads, prefetch.
 
 /// `‖a − b‖²` in f64 with eight independent partial sums folded pairwise — what ZCR's costs
 /// use (fast, and the same result every run). On x86-64 CPUs with AVX2 the same lanes run
@@ -383,9 +389,271 @@ pub fn fold8_f32(l: [f32; 8]) -> f32 {
     ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
 }
 
+/// Assigns each point of `block` (rows of `dim` values) to its nearest centroid (ties: the
+/// lowest index) and records its squared distance, `‖p‖² + ‖c‖² − 2·p·c` (at least 0), given
+/// the centroids' `norms` (`‖c‖²`); returns how many of `labels` changed: k-means' assignment
+/// step, [`POINT_BLOCK`] points at a time, every dot product summed like [`dot_f32`].
+pub fn assign_nearest_centroids(
+    block: &[f32],
+    centroids: &[f32],
+    norms: &[f32],
+    dim: usize,
+    labels: &mut [u32],
+    distances: &mut [f32],
+) -> usize {
+    let mut changed = 0;
+    for ((labels, distances), rows) in labels
+        .chunks_mut(POINT_BLOCK)
+        .zip(distances.chunks_mut(POINT_BLOCK))
+        .zip(block.chunks(POINT_BLOCK * dim))
+    {
+        let nearest = nearest_centroids_fastest(rows, centroids, norms, dim);
+        for (((label, distance), p), (best, partial)) in labels
+            .iter_mut()
+            .zip(distances.iter_mut())
+            .zip(rows.chunks_exact(dim))
+            .zip(nearest)
+        {
+            changed += usize::from(*label != best);
+            *label = best;
+            *distance = (dot_f32(p, p) + partial).max(0.0);
+        }
+    }
+    changed
+}
+
+/// Points scored together against each centroid by [`nearest_centroids`], so a centroid is
+/// read from cache once per block instead of once per point.
+const POINT_BLOCK: usize = 4;
+
+/// [`nearest_centroids`] compiled for the widest vector unit the CPU has. Rust never fuses or
+/// reorders float operations, so every variant returns the same bits; only the speed differs.
+fn nearest_centroids_fastest(
+    block: &[f32],
+    centroids: &[f32],
+    norms: &[f32],
+    dim: usize,
+) -> [(u32, f32); POINT_BLOCK] {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { nearest_centroids_avx2(block, centroids, norms, dim) };
+    }
+    nearest_centroids(block, centroids, norms, dim)
+}
+
+/// [`nearest_centroids`] with AVX2 intrinsics: one 8-lane register per partial-sum array,
+/// separate multiply and add (no FMA), so every lane sums exactly as [`dot_f32`] does.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn nearest_centroids_avx2(
+    block: &[f32],
+    centroids: &[f32],
+    norms: &[f32],
+    dim: usize,
+) -> [(u32, f32); POINT_BLOCK] {
+    use std::arch::x86_64::{
+        __m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+    };
+    let rows: Vec<&[f32]> = block.chunks_exact(dim).collect();
+    if rows.len() < POINT_BLOCK {
+        return nearest_centroids(block, centroids, norms, dim);
+    }
+    let load = |values: &[f32], start: usize| -> __m256 {
+        let chunk = &values[start..start + 8];
+        // SAFETY: `chunk` holds 8 floats; the load has no alignment requirement.
+        unsafe { _mm256_loadu_ps(chunk.as_ptr()) }
+    };
+    let full = dim - dim % 8;
+    let mut best = [(0u32, f32::INFINITY); POINT_BLOCK];
+    for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
+        let [mut a0, mut a1, mut a2, mut a3] = [_mm256_setzero_ps(); POINT_BLOCK];
+        for start in (0..full).step_by(8) {
+            let cv = load(c, start);
+            a0 = _mm256_add_ps(a0, _mm256_mul_ps(load(rows[0], start), cv));
+            a1 = _mm256_add_ps(a1, _mm256_mul_ps(load(rows[1], start), cv));
+            a2 = _mm256_add_ps(a2, _mm256_mul_ps(load(rows[2], start), cv));
+            a3 = _mm256_add_ps(a3, _mm256_mul_ps(load(rows[3], start), cv));
+        }
+        for ((b, a), row) in best.iter_mut().zip([a0, a1, a2, a3]).zip(&rows) {
+            let mut lanes = [0f32; 8];
+            // SAFETY: `lanes` holds 8 floats; the store has no alignment requirement.
+            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), a) };
+            let tail: f32 = row[full..].iter().zip(&c[full..]).map(|(x, y)| x * y).sum();
+            let d = norm - 2.0 * (fold8_f32(lanes) + tail);
+            if d < b.1 {
+                *b = (j as u32, d);
+            }
+        }
+    }
+    best
+}
+
+/// For each point of `block` (up to [`POINT_BLOCK`] rows), its nearest centroid and
+/// `‖c‖² − 2·p·c` for it (the squared distance minus `‖p‖²`); ties go to the lowest index.
+/// Every dot product is summed exactly like [`dot_f32`], so the result does not depend on blocking.
+fn nearest_centroids(
+    block: &[f32],
+    centroids: &[f32],
+    norms: &[f32],
+    dim: usize,
+) -> [(u32, f32); POINT_BLOCK] {
+    let mut best = [(0u32, f32::INFINITY); POINT_BLOCK];
+    let rows: Vec<&[f32]> = block.chunks_exact(dim).collect();
+    if rows.len() < POINT_BLOCK {
+        for (b, p) in best.iter_mut().zip(&rows) {
+            for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
+                let d = norm - 2.0 * dot_f32(p, c);
+                if d < b.1 {
+                    *b = (j as u32, d);
+                }
+            }
+        }
+        return best;
+    }
+    let rows: [&[f32]; POINT_BLOCK] = [rows[0], rows[1], rows[2], rows[3]];
+    let full = dim - dim % 8;
+    for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
+        let [mut l0, mut l1, mut l2, mut l3] = [[0f32; 8]; POINT_BLOCK];
+        for start in (0..full).step_by(8) {
+            let c: &[f32; 8] = c[start..start + 8].try_into().expect("8 values");
+            let x0: &[f32; 8] = rows[0][start..start + 8].try_into().expect("8 values");
+            let x1: &[f32; 8] = rows[1][start..start + 8].try_into().expect("8 values");
+            let x2: &[f32; 8] = rows[2][start..start + 8].try_into().expect("8 values");
+            let x3: &[f32; 8] = rows[3][start..start + 8].try_into().expect("8 values");
+            accumulate(&mut l0, x0, c);
+            accumulate(&mut l1, x1, c);
+            accumulate(&mut l2, x2, c);
+            accumulate(&mut l3, x3, c);
+        }
+        let lanes = [l0, l1, l2, l3];
+        for r in 0..POINT_BLOCK {
+            let tail: f32 = rows[r][full..]
+                .iter()
+                .zip(&c[full..])
+                .map(|(x, y)| x * y)
+                .sum();
+            let d = norm - 2.0 * (fold8_f32(lanes[r]) + tail);
+            if d < best[r].1 {
+                best[r] = (j as u32, d);
+            }
+        }
+    }
+    best
+}
+
+/// `lanes[k] += x[k] * c[k]`: one step of [`dot_f32`].
+#[inline(always)]
+fn accumulate(lanes: &mut [f32; 8], x: &[f32; 8], c: &[f32; 8]) {
+    for k in 0..8 {
+        lanes[k] += x[k] * c[k];
+    }
+}
+
+/// Columns of the block one pass of [`sparse_row_times_block`] over a sparse row accumulates
+/// in registers.
+const TILE: usize = 16;
+
+/// Cells ahead of the current one whose block rows are requested from memory early: the
+/// rows are read in random order, so without the hint every cell waits for its row.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Asks the CPU to start loading the `TILE` values of `xs` from `at` (a hint: no effect on
+/// results, and a prefetch never faults, so `at` may lie past the end).
+#[inline(always)]
+fn prefetch_tile(xs: &[f64], at: usize) {
+    let p = xs.as_ptr().wrapping_add(at);
+    prefetch_address(p);
+    prefetch_address(p.cast::<u8>().wrapping_add(8 * TILE - 1));
+}
+
+/// `out = Σ v · x[c, ..]` over one sparse row's cells `(c, v)`, `x` row-major with
+/// `out.len()` columns: the block products of `sidlens cf`'s eigensolver. Dispatches to an
+/// AVX2 build of the same loop when the CPU has it.
+#[inline]
+pub fn sparse_row_times_block(cols: &[u32], vals: &[f64], xs: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { sparse_row_times_block_avx2(cols, vals, xs, out) };
+    }
+    sparse_row_times_block_portable(cols, vals, xs, out);
+}
+
+/// [`sparse_row_times_block_portable`] compiled for AVX2: the same lanes four at a time, separate
+/// multiply and add (no fused multiply-add), so the bits are the portable loop's.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sparse_row_times_block_avx2(cols: &[u32], vals: &[f64], xs: &[f64], out: &mut [f64]) {
+    sparse_row_times_block_portable(cols, vals, xs, out);
+}
+
+/// The row kernel: `TILE` columns at a time with the partial sums in a fixed-size array (kept
+/// in registers across the row's cells instead of re-read from `out` for every cell), the
+/// remaining columns one by one; every output cell adds its terms in the row's column order.
+#[inline(always)]
+pub(crate) fn sparse_row_times_block_portable(
+    cols: &[u32],
+    vals: &[f64],
+    xs: &[f64],
+    out: &mut [f64],
+) {
+    let b = out.len();
+    let full = b - b % TILE;
+    for start in (0..full).step_by(TILE) {
+        let mut acc = [0.0f64; TILE];
+        for (i, (&c, &v)) in cols.iter().zip(vals).enumerate() {
+            if let Some(&ahead) = cols.get(i + PREFETCH_AHEAD) {
+                prefetch_tile(xs, ahead as usize * b + start);
+            }
+            let at = c as usize * b + start;
+            let src: &[f64; TILE] = xs[at..at + TILE].try_into().expect("a tile");
+            for (a, s) in acc.iter_mut().zip(src) {
+                *a += v * s;
+            }
+        }
+        out[start..start + TILE].copy_from_slice(&acc);
+    }
+    if full < b {
+        let tail = &mut out[full..];
+        tail.fill(0.0);
+        for (&c, &v) in cols.iter().zip(vals) {
+            let at = c as usize * b + full;
+            for (o, s) in tail.iter_mut().zip(&xs[at..at + b - full]) {
+                *o += v * s;
+            }
+        }
+    }
+}
+
+/// Asks the CPU to start loading `value`'s cache line: the one hint of the evaluation's hot
+/// lookups (the SID table, the id table), so that the misses of many lookups overlap. No
+/// effect on results.
+#[inline]
+pub fn prefetch<T>(value: &T) {
+    prefetch_address(std::ptr::from_ref(value));
+}
+
+/// Asks the CPU to start loading the cache line at `address` (a hint, no effect on results).
+/// Any address will do, one past a slice's end included: a prefetch never faults and reads
+/// nothing into the program.
+#[inline(always)]
+fn prefetch_address<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults and never
+        // dereferences in the program's sense, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::random::SeededRng;
 
     /// The xorshift64 sequence from `seed`: fixed test inputs without a dependency.
     fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
@@ -404,8 +672,8 @@ mod tests {
     #[test]
     fn every_f64_order_matches_the_plain_sum() {
         for n in [0, 1, 3, 4, 7, 8, 19, 33] {
-            let a: Vec<f64> = (0..n).map(|i| i as f64 * 0.37).collect();
-            let b: Vec<f64> = (0..n).map(|i| 1.0 - i as f64 * 0.11).collect();
+            let a: Vec<f64> = (0..n).map(|i| f64::from(i) * 0.37).collect();
+            let b: Vec<f64> = (0..n).map(|i| 1.0 - f64::from(i) * 0.11).collect();
             let want = plain(&a, &b);
             for got in [
                 sq_distance_8(&a, &b),
@@ -445,16 +713,17 @@ mod tests {
         ];
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY (both): each build is kept only where the CPU supports it.
             let fma = std::arch::is_x86_feature_detected!("fma");
             if std::arch::is_x86_feature_detected!("avx2") && fma {
+                // SAFETY: kept only where the CPU supports AVX2 and FMA (checked just above).
                 builds.push(("avx2", |r, t, o| unsafe {
-                    sq_distances_transposed_f32_avx2(r, t, o)
+                    sq_distances_transposed_f32_avx2(r, t, o);
                 }));
             }
             if std::arch::is_x86_feature_detected!("avx512f") && fma {
+                // SAFETY: kept only where the CPU supports AVX-512F and FMA (checked just above).
                 builds.push(("avx512", |r, t, o| unsafe {
-                    sq_distances_transposed_f32_avx512(r, t, o)
+                    sq_distances_transposed_f32_avx512(r, t, o);
                 }));
             }
         }
@@ -472,15 +741,16 @@ mod tests {
         ];
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY (both): each build is kept only where the CPU supports it.
             if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: kept only where the CPU supports AVX2 (checked just above).
                 builds.push(("avx2", |r, t, o| unsafe {
-                    sq_distances_8_panels_avx2(r, t, o)
+                    sq_distances_8_panels_avx2(r, t, o);
                 }));
             }
             if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: kept only where the CPU supports AVX-512F (checked just above).
                 builds.push(("avx512", |r, t, o| unsafe {
-                    sq_distances_8_panels_avx512(r, t, o)
+                    sq_distances_8_panels_avx512(r, t, o);
                 }));
             }
         }
@@ -549,7 +819,7 @@ mod tests {
             // positive value.
             let s = match k % 3 {
                 0 => 0.0,
-                1 => t * t * (bits() as u32) as f64 / (1u64 << 30) as f64,
+                1 => t * t * f64::from(bits() as u32) / (1u64 << 30) as f64,
                 _ => f64::from_bits(bits() & (u64::MAX >> 1)),
             };
             if !t.is_finite() || !s.is_finite() {
@@ -640,5 +910,33 @@ mod tests {
         let naive_sq: f32 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
         assert!((dot_f32(&a, &b) - naive_dot).abs() < 1e-3);
         assert!((sq_distance_f32(&a, &b) - naive_sq).abs() < 1e-3);
+    }
+
+    #[test]
+    fn the_avx2_nearest_centroids_give_the_portable_bits() {
+        let mut rng = SeededRng::new(11);
+        for dim in [5, 8, 19, 64] {
+            let centroids: Vec<f32> = (0..9 * dim).map(|_| rng.unit() as f32 - 0.5).collect();
+            let norms: Vec<f32> = centroids.chunks_exact(dim).map(|c| dot_f32(c, c)).collect();
+            let points: Vec<f32> = (0..4 * dim).map(|_| rng.unit() as f32 - 0.5).collect();
+            let fast = nearest_centroids_fastest(&points, &centroids, &norms, dim);
+            let portable = nearest_centroids(&points, &centroids, &norms, dim);
+            for (f, p) in fast.iter().zip(&portable) {
+                assert_eq!((f.0, f.1.to_bits()), (p.0, p.1.to_bits()), "dim {dim}");
+            }
+        }
+    }
+
+    #[test]
+    fn nearest_centroids_in_blocks_are_those_of_one_point_at_a_time() {
+        let centroids: Vec<f32> = (0..5 * 19).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
+        let norms: Vec<f32> = centroids.chunks_exact(19).map(|c| dot_f32(c, c)).collect();
+        let points: Vec<f32> = (0..4 * 19).map(|i| ((i * 5) % 13) as f32 * 0.25).collect();
+        let blocked = nearest_centroids(&points, &centroids, &norms, 19);
+        for (p, row) in points.chunks_exact(19).enumerate() {
+            let single = nearest_centroids(row, &centroids, &norms, 19)[0];
+            assert_eq!(blocked[p].0, single.0);
+            assert_eq!(blocked[p].1.to_bits(), single.1.to_bits());
+        }
     }
 }

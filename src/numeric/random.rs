@@ -144,8 +144,8 @@ mod tests {
         let mut rng = SeededRng::for_stream(1, 2);
         let n = 20_000;
         let draws: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
-        let mean = draws.iter().sum::<f64>() / n as f64;
-        let var = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        let mean = draws.iter().sum::<f64>() / f64::from(n);
+        let var = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / f64::from(n);
         assert!(
             mean.abs() < 0.03 && (var - 1.0).abs() < 0.05,
             "{mean} {var}"

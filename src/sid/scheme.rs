@@ -824,7 +824,7 @@ mod tests {
             let (scheme, key, n) = parse_any(text).unwrap_or_else(|| panic!("{text}"));
             assert_eq!(scheme.example(), example, "{text}");
             let codes: Vec<Code> = (0..n)
-                .map(|l| (key >> (16 * (n - 1 - l) as u32)) as Code)
+                .map(|l| (key >> (16 * u32::from(n - 1 - l))) as Code)
                 .collect();
             assert_eq!(scheme.format_sid(&codes), text);
             assert_eq!(SidScheme::from_name_or_example(example), Some(scheme));

@@ -634,9 +634,12 @@ fn sidlens(args: &[&str]) -> std::process::Output {
 }
 
 fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: mkfifo on a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let made = Command::new("mkfifo")
+        .arg("-m")
+        .arg("600")
+        .arg(path)
+        .status();
+    assert!(made.expect("run mkfifo").success(), "mkfifo");
 }
 
 fn is_char_device(path: &Path) -> bool {
@@ -704,9 +707,13 @@ fn devices_and_fifos_are_written_through_never_replaced() {
     // A character device of our own (root may make one with mknod; /dev/null's numbers),
     // so that a fault could never replace the machine's /dev/null.
     let device = d.join("null");
-    let c = std::ffi::CString::new(device.to_str().unwrap()).unwrap();
-    // SAFETY: mknod on a NUL-terminated path, in a temporary directory.
-    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) } == 0;
+    let made = Command::new("mknod")
+        .args(["-m", "666"])
+        .arg(&device)
+        .args(["c", "1", "3"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     if made {
         let out = run(&device);
         assert!(
@@ -819,8 +826,12 @@ fn an_interrupted_write_leaves_nothing_behind() {
                 .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
         });
         assert!(temp_appeared, "no temporary output appeared");
-        // SAFETY: signalling the child we started, by its pid.
-        unsafe { libc::kill(child.id() as i32, signal) };
+        // Signalling the child we started, by its pid.
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status();
+        assert!(sent.expect("run kill").success(), "kill -{signal}");
         let status = child.wait().unwrap();
         drop(beams);
         assert_eq!(status.code(), Some(128 + signal), "exit status");

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::numeric::kernels::{dot_f32, fold8_f32, sq_distance_f32};
+use crate::numeric::kernels::{assign_nearest_centroids, dot_f32, sq_distance_f32};
 use crate::numeric::random::SeededRng;
 use crate::progress::{Progress, check_cancelled};
 
@@ -200,147 +200,9 @@ fn assign(
         .zip(distances.par_chunks_mut(POINTS_PER_TASK))
         .zip(points.par_chunks(POINTS_PER_TASK * dim))
         .map(|((labels, distances), block)| {
-            let mut changed = 0;
-            for ((labels, distances), rows) in labels
-                .chunks_mut(POINT_BLOCK)
-                .zip(distances.chunks_mut(POINT_BLOCK))
-                .zip(block.chunks(POINT_BLOCK * dim))
-            {
-                let nearest = nearest_centroids_fastest(rows, centroids, &norms, dim);
-                for (((label, distance), p), (best, partial)) in labels
-                    .iter_mut()
-                    .zip(distances.iter_mut())
-                    .zip(rows.chunks_exact(dim))
-                    .zip(nearest)
-                {
-                    changed += usize::from(*label != best);
-                    *label = best;
-                    *distance = (dot_f32(p, p) + partial).max(0.0);
-                }
-            }
-            changed
+            assign_nearest_centroids(block, centroids, &norms, dim, labels, distances)
         })
         .sum()
-}
-
-/// Points scored together against each centroid, so a centroid is read from cache once per
-/// block instead of once per point.
-const POINT_BLOCK: usize = 4;
-
-/// [`nearest_centroids`] compiled for the widest vector unit the CPU has. Rust never fuses or
-/// reorders float operations, so every variant returns the same bits; only the speed differs.
-fn nearest_centroids_fastest(
-    block: &[f32],
-    centroids: &[f32],
-    norms: &[f32],
-    dim: usize,
-) -> [(u32, f32); POINT_BLOCK] {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { nearest_centroids_avx2(block, centroids, norms, dim) };
-    }
-    nearest_centroids(block, centroids, norms, dim)
-}
-
-/// [`nearest_centroids`] with AVX2 intrinsics: one 8-lane register per partial-sum array,
-/// separate multiply and add (no FMA), so every lane sums exactly as [`dot`] does.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn nearest_centroids_avx2(
-    block: &[f32],
-    centroids: &[f32],
-    norms: &[f32],
-    dim: usize,
-) -> [(u32, f32); POINT_BLOCK] {
-    use std::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
-    };
-    let rows: Vec<&[f32]> = block.chunks_exact(dim).collect();
-    if rows.len() < POINT_BLOCK {
-        return nearest_centroids(block, centroids, norms, dim);
-    }
-    let load = |values: &[f32], start: usize| -> __m256 {
-        let chunk = &values[start..start + 8];
-        // SAFETY: `chunk` holds 8 floats; the load has no alignment requirement.
-        unsafe { _mm256_loadu_ps(chunk.as_ptr()) }
-    };
-    let full = dim - dim % 8;
-    let mut best = [(0u32, f32::INFINITY); POINT_BLOCK];
-    for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
-        let [mut a0, mut a1, mut a2, mut a3] = [_mm256_setzero_ps(); POINT_BLOCK];
-        for start in (0..full).step_by(8) {
-            let cv = load(c, start);
-            a0 = _mm256_add_ps(a0, _mm256_mul_ps(load(rows[0], start), cv));
-            a1 = _mm256_add_ps(a1, _mm256_mul_ps(load(rows[1], start), cv));
-            a2 = _mm256_add_ps(a2, _mm256_mul_ps(load(rows[2], start), cv));
-            a3 = _mm256_add_ps(a3, _mm256_mul_ps(load(rows[3], start), cv));
-        }
-        for ((b, a), row) in best.iter_mut().zip([a0, a1, a2, a3]).zip(&rows) {
-            let mut lanes = [0f32; 8];
-            // SAFETY: `lanes` holds 8 floats; the store has no alignment requirement.
-            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), a) };
-            let tail: f32 = row[full..].iter().zip(&c[full..]).map(|(x, y)| x * y).sum();
-            let d = norm - 2.0 * (fold8_f32(lanes) + tail);
-            if d < b.1 {
-                *b = (j as u32, d);
-            }
-        }
-    }
-    best
-}
-
-/// For each point of `block` (up to [`POINT_BLOCK`] rows), its nearest centroid and
-/// `‖c‖² − 2·p·c` for it (the squared distance minus `‖p‖²`); ties go to the lowest index.
-/// Every dot product is summed exactly like [`dot`], so the result does not depend on blocking.
-fn nearest_centroids(
-    block: &[f32],
-    centroids: &[f32],
-    norms: &[f32],
-    dim: usize,
-) -> [(u32, f32); POINT_BLOCK] {
-    let mut best = [(0u32, f32::INFINITY); POINT_BLOCK];
-    let rows: Vec<&[f32]> = block.chunks_exact(dim).collect();
-    if rows.len() < POINT_BLOCK {
-        for (b, p) in best.iter_mut().zip(&rows) {
-            for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
-                let d = norm - 2.0 * dot_f32(p, c);
-                if d < b.1 {
-                    *b = (j as u32, d);
-                }
-            }
-        }
-        return best;
-    }
-    let rows: [&[f32]; POINT_BLOCK] = [rows[0], rows[1], rows[2], rows[3]];
-    let full = dim - dim % 8;
-    for (j, (c, &norm)) in centroids.chunks_exact(dim).zip(norms).enumerate() {
-        let [mut l0, mut l1, mut l2, mut l3] = [[0f32; 8]; POINT_BLOCK];
-        for start in (0..full).step_by(8) {
-            let c: &[f32; 8] = c[start..start + 8].try_into().expect("8 values");
-            let x0: &[f32; 8] = rows[0][start..start + 8].try_into().expect("8 values");
-            let x1: &[f32; 8] = rows[1][start..start + 8].try_into().expect("8 values");
-            let x2: &[f32; 8] = rows[2][start..start + 8].try_into().expect("8 values");
-            let x3: &[f32; 8] = rows[3][start..start + 8].try_into().expect("8 values");
-            accumulate(&mut l0, x0, c);
-            accumulate(&mut l1, x1, c);
-            accumulate(&mut l2, x2, c);
-            accumulate(&mut l3, x3, c);
-        }
-        let lanes = [l0, l1, l2, l3];
-        for r in 0..POINT_BLOCK {
-            let tail: f32 = rows[r][full..]
-                .iter()
-                .zip(&c[full..])
-                .map(|(x, y)| x * y)
-                .sum();
-            let d = norm - 2.0 * (fold8_f32(lanes[r]) + tail);
-            if d < best[r].1 {
-                best[r] = (j as u32, d);
-            }
-        }
-    }
-    best
 }
 
 /// Gives every empty cluster the point farthest from its centroid (largest distance first,
@@ -409,14 +271,6 @@ fn update_centroids(points: &[f32], dim: usize, labels: &[u32], centroids: &mut 
                 *c = (s / count) as f32;
             }
         });
-}
-
-/// `lanes[k] += x[k] * c[k]`: one step of [`dot`].
-#[inline(always)]
-fn accumulate(lanes: &mut [f32; 8], x: &[f32; 8], c: &[f32; 8]) {
-    for k in 0..8 {
-        lanes[k] += x[k] * c[k];
-    }
 }
 
 #[cfg(test)]
@@ -497,40 +351,6 @@ mod tests {
             assert_eq!(one.labels, three.labels);
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&one.centroids), bits(&three.centroids));
-        }
-    }
-
-    #[test]
-    fn vector_kernel_gives_the_same_bits_as_the_portable_one() {
-        let mut rng = SeededRng::new(11);
-        for dim in [5, 8, 19, 64] {
-            let centroids: Vec<f32> = (0..9 * dim).map(|_| rng.unit() as f32 - 0.5).collect();
-            let norms: Vec<f32> = centroids.chunks_exact(dim).map(|c| dot_f32(c, c)).collect();
-            let points: Vec<f32> = (0..4 * dim).map(|_| rng.unit() as f32 - 0.5).collect();
-            let fast = nearest_centroids_fastest(&points, &centroids, &norms, dim);
-            let portable = nearest_centroids(&points, &centroids, &norms, dim);
-            for (f, p) in fast.iter().zip(&portable) {
-                assert_eq!((f.0, f.1.to_bits()), (p.0, p.1.to_bits()), "dim {dim}");
-            }
-        }
-    }
-
-    #[test]
-    fn kernels_match_naive_sums() {
-        let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
-        let b: Vec<f32> = (0..19).map(|i| 3.0 - i as f32).collect();
-        let naive_dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-        let naive_sq: f32 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
-        assert!((dot_f32(&a, &b) - naive_dot).abs() < 1e-3);
-        assert!((sq_distance_f32(&a, &b) - naive_sq).abs() < 1e-3);
-        let centroids: Vec<f32> = (0..5 * 19).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
-        let norms: Vec<f32> = centroids.chunks_exact(19).map(|c| dot_f32(c, c)).collect();
-        let points: Vec<f32> = (0..4 * 19).map(|i| ((i * 5) % 13) as f32 * 0.25).collect();
-        let blocked = nearest_centroids(&points, &centroids, &norms, 19);
-        for (p, row) in points.chunks_exact(19).enumerate() {
-            let single = nearest_centroids(row, &centroids, &norms, 19)[0];
-            assert_eq!(blocked[p].0, single.0);
-            assert_eq!(blocked[p].1.to_bits(), single.1.to_bits());
         }
     }
 }

@@ -102,13 +102,13 @@ impl Want {
         match self {
             Want::Strings => is_string(dt),
             Want::Ids => is_string(dt) || dt.is_integer(),
-            Want::IntLists => list_item(dt).is_some_and(|t| t.is_integer()),
+            Want::IntLists => list_item(dt).is_some_and(DataType::is_integer),
             Want::StringLists => list_item(dt).is_some_and(is_string),
             Want::IdLists => list_item(dt).is_some_and(|t| is_string(t) || t.is_integer()),
             Want::FloatLists => list_item(dt).is_some_and(|t| t.is_floating() || t.is_integer()),
             Want::IntListLists => list_item(dt)
                 .and_then(list_item)
-                .is_some_and(|t| t.is_integer()),
+                .is_some_and(DataType::is_integer),
         }
     }
 

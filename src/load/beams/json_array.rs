@@ -298,7 +298,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed {
     }
 }
 
-impl<'de> Visitor<'de> for FieldSeed {
+impl Visitor<'_> for FieldSeed {
     type Value = Field;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a field name")

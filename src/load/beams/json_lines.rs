@@ -12,6 +12,7 @@ use super::{BLOCK_BYTES, BeamRecord};
 use crate::error::{Error, Place, Result};
 use crate::io::Input;
 use crate::progress::Progress;
+use crate::sid::grammar::ascii_str;
 
 /// Parses one JSON Lines record into `rec`; the message says what is wrong (column included).
 pub(super) fn parse_line(
@@ -21,16 +22,14 @@ pub(super) fn parse_line(
     line: usize,
 ) -> std::result::Result<(), String> {
     rec.clear(record, line);
-    let text = if bytes.is_ascii() {
-        // SAFETY: ASCII is valid UTF-8 (checked just above, much faster than `from_utf8`).
-        unsafe { std::str::from_utf8_unchecked(bytes) }
-    } else {
-        std::str::from_utf8(bytes).map_err(|e| {
+    let text = match ascii_str(bytes) {
+        Some(text) => text,
+        None => std::str::from_utf8(bytes).map_err(|e| {
             format!(
                 "invalid UTF-8 at column {} (JSON text must be UTF-8)",
                 e.valid_up_to() + 1
             )
-        })?
+        })?,
     };
     if !parse_plain_record(text, rec) {
         rec.clear(record, line);

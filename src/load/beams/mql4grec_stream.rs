@@ -144,7 +144,7 @@ impl<'de> DeserializeSeed<'de> for StrCheck {
     }
 }
 
-impl<'de> Visitor<'de> for StrCheck {
+impl Visitor<'_> for StrCheck {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string")

@@ -22,6 +22,7 @@ use crate::io::columnar::{
     TableFormat,
 };
 use crate::progress::Progress;
+use crate::sid::grammar::with_avx2_and_bmi;
 use crate::sid::{self, Code, MAX_LEVELS};
 
 /// The columns a beams table may have; the reader decodes only these.
@@ -84,7 +85,7 @@ fn check_schema(path: &Path, schema: &Schema) -> Result<Vec<String>> {
             ),
         ));
     }
-    Ok(COLUMNS.iter().map(|s| s.to_string()).collect())
+    Ok(COLUMNS.iter().map(ToString::to_string).collect())
 }
 
 impl<'a> BeamColumns<'a> {
@@ -187,31 +188,18 @@ impl<'a> BeamColumns<'a> {
 }
 
 /// Reads the SIDs at `range` of `values` into `rec.beams`; `Err(i)` when item `i` of the
-/// list is null.
+/// list is null. Compiled for AVX2 and BMI too, as the JSON readers' fast path is.
 fn read_beam_sids(
     rec: &mut BeamRecord,
     values: &StringViewArray,
     range: Range<usize>,
 ) -> std::result::Result<(), usize> {
-    #[cfg(target_arch = "x86_64")]
-    if super::has_avx2_and_bmi() {
-        // SAFETY: the CPU has these features (checked just above).
-        return unsafe { read_beam_sids_avx2(rec, values, range) };
-    }
-    read_beam_sids_inline(rec, values, range)
-}
-
-/// [`read_beam_sids`] compiled for CPUs with AVX2 and the bit-manipulation sets, as the JSON
-/// readers' fast path is: the SID frame's masks are walked with single-instruction bit
-/// scans and shifts.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn read_beam_sids_avx2(
-    rec: &mut BeamRecord,
-    values: &StringViewArray,
-    range: Range<usize>,
-) -> std::result::Result<(), usize> {
-    read_beam_sids_inline(rec, values, range)
+    with_avx2_and_bmi(
+        rec,
+        values,
+        #[inline(always)]
+        move |rec, values| read_beam_sids_inline(rec, values, range),
+    )
 }
 
 /// The body of [`read_beam_sids`], inlined into each of its builds.

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::load::ids::{Arena, ItemIds, NOT_AN_INTEGER};
 use crate::load::index::IndexFormat;
 use crate::sid::ascii_digits::{fold_digits, not_digits};
+use crate::sid::grammar::{ascii_str, leading_digits};
 use crate::sid::scheme::{self as sid_scheme, SidScheme};
 use crate::sid::{Code, MAX_LEVELS, SidKey};
 
@@ -358,11 +359,9 @@ fn plain_id_by_bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<(&'a str, u64)> {
     }
     let canonical =
         digits && !body.is_empty() && body.len() <= 19 && (body.len() == 1 || body[0] != b'0');
-    let id = if body.is_ascii() {
-        // SAFETY: ASCII is valid UTF-8 (checked just above).
-        unsafe { std::str::from_utf8_unchecked(body) }
-    } else {
-        std::str::from_utf8(body).ok()?
+    let id = match ascii_str(body) {
+        Some(id) => id,
+        None => std::str::from_utf8(body).ok()?,
     };
     Some((id, if canonical { value } else { NOT_AN_INTEGER }))
 }
@@ -371,13 +370,11 @@ fn plain_id_by_bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<(&'a str, u64)> {
 /// opening quote: where the digits stop found in one word, their value folded from it.
 /// `None` for any other id, which [`plain_id`] reads byte by byte.
 fn short_integer_id(window: &[u8]) -> Option<(&str, u64)> {
-    let word = u64::from_le_bytes(window.try_into().ok()?);
-    let n = (not_digits(word).trailing_zeros() / 8) as usize;
+    let (id, word) = leading_digits(window.try_into().ok()?);
+    let n = id.len();
     if n == 0 || n == 8 || window[n] != b'"' || (n > 1 && window[0] == b'0') {
         return None;
     }
-    // SAFETY: the n bytes are ASCII digits (checked just above), which is valid UTF-8.
-    let id = unsafe { std::str::from_utf8_unchecked(&window[..n]) };
     Some((id, fold_digits(word, n)))
 }
 

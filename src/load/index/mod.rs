@@ -350,7 +350,7 @@ impl SidIndex {
             out.write_all(b": ")?;
             match self.format {
                 IndexFormat::SidString => {
-                    serde_json::to_writer(&mut *out, &self.scheme.format_sid(self.codes(i)))?
+                    serde_json::to_writer(&mut *out, &self.scheme.format_sid(self.codes(i)))?;
                 }
                 IndexFormat::Tokens | IndexFormat::Integers => {
                     out.write_all(b"[")?;
@@ -437,13 +437,13 @@ impl Builder {
     }
 
     /// The scheme strings are read in: the given one, else the first string's.
-    fn scheme_for<E: de::Error>(&mut self, s: &str) -> Result<SidScheme, E> {
+    fn scheme_for(&mut self, s: &str) -> SidScheme {
         if let Some(scheme) = self.scheme {
-            return Ok(scheme);
+            return scheme;
         }
         let scheme = sid_scheme::detect(s).unwrap_or_default();
         self.scheme = Some(scheme);
-        Ok(scheme)
+        scheme
     }
 
     /// Why `s` (a token of `level`, or a SID string when `level` is `None`) does not read in
@@ -524,7 +524,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed<'_> {
+impl Visitor<'_> for KeySeed<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an item id")
@@ -573,7 +573,7 @@ impl<'de> Visitor<'de> for CodesSeed<'_> {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
         self.0.note_format(IndexFormat::SidString)?;
-        let scheme = self.0.scheme_for(s)?;
+        let scheme = self.0.scheme_for(s);
         let Some((key, n)) = scheme.parse_sid(s) else {
             return Err(self.0.scheme_error(scheme, s, None));
         };
@@ -602,7 +602,7 @@ impl<'de> DeserializeSeed<'de> for TokenSeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for TokenSeed<'_> {
+impl Visitor<'_> for TokenSeed<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a token like \"<a_1>\" or a non-negative integer code")
@@ -610,13 +610,12 @@ impl<'de> Visitor<'de> for TokenSeed<'_> {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
         self.builder.note_format(IndexFormat::Tokens)?;
-        let scheme = self.builder.scheme_for(s)?;
+        let scheme = self.builder.scheme_for(s);
         if self.level >= MAX_LEVELS {
             return self.builder.push_code(self.level, 0);
         }
-        let code = match scheme.parse_token(s, self.level) {
-            Some(code) => code,
-            None => return Err(self.builder.scheme_error(scheme, s, Some(self.level))),
+        let Some(code) = scheme.parse_token(s, self.level) else {
+            return Err(self.builder.scheme_error(scheme, s, Some(self.level)));
         };
         self.builder.push_code(self.level, code)
     }

@@ -206,7 +206,7 @@ pub(super) fn write(
     let integer_ids = index
         .ids()
         .iter()
-        .all(|id| canonical_integer(id).is_some_and(|v| v <= i64::MAX as u64));
+        .all(|id| canonical_integer(id).is_some_and(|v| i64::try_from(v).is_ok()));
     let as_codes = index.format() == IndexFormat::Integers;
     let id_type = if integer_ids {
         DataType::Int64

@@ -179,9 +179,8 @@ impl Machine<'_> {
                     self.stack.push(Value::Persistent(Box::new(id)));
                 }
                 b'R' | 0x81 => {
-                    let args = match self.pop().map_err(fail)? {
-                        Value::Tuple(a) => a,
-                        _ => return Err(fail("the arguments are not a tuple".into())),
+                    let Value::Tuple(args) = self.pop().map_err(fail)? else {
+                        return Err(fail("the arguments are not a tuple".into()));
                     };
                     let f = self.pop().map_err(fail)?;
                     self.stack.push(call(f, args));

@@ -16,7 +16,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Vec<RawTensor>, String> {
         .map_err(|e| format!("is not a readable torch.save zip archive ({e})"))?;
     let pkl_name = zip
         .file_names()
-        .filter_map(|n| n.ok())
+        .filter_map(Result::ok)
         .find(|n| n.ends_with("/data.pkl") && n.matches('/').count() == 1)
         .ok_or("is a zip archive without ARCHIVE/data.pkl, so not a torch.save file")?
         .to_string();
