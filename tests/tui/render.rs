@@ -340,6 +340,22 @@ fn detail_80x24_reaches_its_last_line_and_moves_at_once() {
     );
 }
 
+/// A page of the detail pane moves by the lines it shows, never past lines no one saw: the
+/// pinned verdict does not scroll, so it is not part of a page.
+#[test]
+fn detail_pages_skip_no_line_at_80x24() {
+    let mut app = focus(80, 24, Pane::Detail);
+    app.update(Action::Top);
+    let inner = sidlens::tui::layout::inner(app.layout().pane(Pane::Detail).unwrap());
+    let view = sidlens::tui::view::detail::view(&app.screen(), inner).unwrap();
+    let page = sidlens::tui::view::groups::page(&app.screen());
+    assert_eq!(page, view.height, "a page is the lines the pane scrolls");
+    let before = app.tokenizers.shown().unwrap().detail.scroll;
+    app.update(Action::PageDown);
+    let moved = app.tokenizers.shown().unwrap().detail.scroll - before;
+    assert!(moved > 0 && moved <= view.height, "PgDn moved {moved}");
+}
+
 #[test]
 fn item_view_shows_all_text_and_every_tokenizer() {
     for (w, h) in [(80, 24), (160, 48)] {

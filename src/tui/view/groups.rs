@@ -2,7 +2,7 @@
 //! visible so that the cursor is. Drawing and the cursor keys read the same numbers.
 
 use super::Screen;
-use crate::tui::layout::Pane;
+use crate::tui::layout::{self, Pane};
 
 /// Lines of group rows the group pane shows (its inside minus the header line); when the
 /// pane is not on screen, as many as the pane shown instead has.
@@ -18,7 +18,9 @@ pub fn list_height(screen: &Screen<'_>) -> usize {
         .max(1)
 }
 
-/// Lines PgUp and PgDn move in the focused pane (the group pane's when it is hidden).
+/// Lines PgUp and PgDn move in the focused pane (the group pane's when it is hidden): as many
+/// as it shows, so a page skips no line. The detail and metrics panes pin lines (the verdict,
+/// the table) that do not scroll, so their page is their scrolling part's height.
 pub fn page(screen: &Screen<'_>) -> usize {
     let layout = screen.layout();
     let pane = if layout.shows(screen.focus) {
@@ -26,8 +28,16 @@ pub fn page(screen: &Screen<'_>) -> usize {
     } else {
         Pane::Groups
     };
-    (layout.inner_height(pane) as usize)
-        .saturating_sub(2)
+    let scrolling = layout
+        .pane(pane)
+        .map(layout::inner)
+        .and_then(|inner| match pane {
+            Pane::Detail => super::detail::view(screen, inner).map(|v| v.height),
+            Pane::Metrics => Some(super::metrics::view(screen, inner).height),
+            _ => None,
+        });
+    scrolling
+        .unwrap_or_else(|| (layout.inner_height(pane) as usize).saturating_sub(2))
         .max(1)
 }
 
