@@ -154,11 +154,15 @@ pub fn run(args: Args, globals: Globals) -> anyhow::Result<()> {
         paper,
         warnings,
         notes,
+        written,
     } = &result;
-    for note in notes {
-        if !globals.quiet || note.starts_with("wrote ") {
+    if !globals.quiet {
+        for note in notes {
             eprintln!("{note}");
         }
+    }
+    if let Some(w) = written {
+        eprintln!("{w}");
     }
     args.format.warn(warnings);
     if let Some(p) = paper {

@@ -94,8 +94,10 @@ pub struct EvalResult {
     pub paper: Option<PaperCheck>,
     /// What the numbers need said beside them (K beyond the beam width, foreign beams).
     pub warnings: Vec<String>,
-    /// Progress notes for a person (where the popularity came from, what was written).
+    /// Notes for a person watching (where the popularity came from), which `--quiet` hushes.
     pub notes: Vec<String>,
+    /// What was written, said even when quiet: `--per-user`'s file and its number of users.
+    pub written: Option<String>,
 }
 
 /// Runs `eval`: loads the index, streams the beams once (writing per-user values on the
@@ -151,24 +153,16 @@ pub fn evaluate(request: &EvalRequest, progress: &dyn Progress) -> Result<EvalRe
             }
             Ok(())
         })?,
-        Some(out) => {
-            let summary = write_per_user(
-                out,
-                &mut evaluator,
-                request,
-                &ks,
-                &index,
-                decoder.as_ref(),
-                &mut decoded,
-                progress,
-            )?;
-            notes.push(format!(
-                "wrote the values of {} users to {}",
-                summary.n_users,
-                out.display()
-            ));
-            summary
-        }
+        Some(out) => write_per_user(
+            out,
+            &mut evaluator,
+            request,
+            &ks,
+            &index,
+            decoder.as_ref(),
+            &mut decoded,
+            progress,
+        )?,
     };
     let collision_rate = evaluator.collision_rate();
     let decoded = decoded.map(DecodedAccumulator::finish);
@@ -184,6 +178,13 @@ pub fn evaluate(request: &EvalRequest, progress: &dyn Progress) -> Result<EvalRe
         }
         None => None,
     };
+    let written = request.per_user.as_ref().map(|out| {
+        format!(
+            "wrote the values of {} users to {}",
+            summary.n_users,
+            out.display()
+        )
+    });
     drop(evaluator);
     drop(decoder);
     Ok(EvalResult {
@@ -195,6 +196,7 @@ pub fn evaluate(request: &EvalRequest, progress: &dyn Progress) -> Result<EvalRe
         paper,
         warnings,
         notes,
+        written,
     })
 }
 
